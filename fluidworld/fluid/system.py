@@ -1,0 +1,487 @@
+"""FluidSystem: the particle store and the SRD step as a short list of named stages.
+
+One substep (``h = dt / substeps``), each stage timed into :attr:`FluidSystem.profile` (ms):
+
+1. ``external_forces`` -- gravity (and user accelerations) on fluid particles.
+2. ``bin``             -- counting sort of the particle arrays by neighbour cell; solids binned.
+3. ``local_repulsion`` -- Eq. 5-6, Jacobi, fluid-fluid and fluid-solid, momentum to solids.
+4. ``srd_collision``   -- Eq. 3 on a randomly shifted grid.
+5. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged").
+6. ``advect``          -- Eq. 4 and containment in the domain box.
+
+The World (``fluidworld.world``) runs the same stages with body solids in between; this class
+knows nothing of pymunk. Data is struct-of-arrays: ``pos``/``vel`` (capacity, 2) float64 and
+``mat`` (capacity,) uint8, the first :attr:`count` rows live. The step reorders particles (the
+sort), so particle indices are not stable across steps.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import advection, binning, collision, pressure, repulsion
+from .params import FluidParams, Material, default_materials
+
+__all__ = ["FluidSystem", "STAGES", "PARALLEL_MIN_PARTICLES"]
+
+STAGES = ("external_forces", "bin", "local_repulsion", "srd_collision", "cell_pressure", "advect")
+
+#: Below this many particles the kernels run serially: a parallel region costs more than it saves.
+PARALLEL_MIN_PARTICLES = 12_000
+
+_SOR_OMEGA = 1.6
+
+
+class FluidSystem:
+    """A 2D SRD particle fluid in the box ``[0, width] x [0, height]``.
+
+    Args:
+        params: Simulation parameters (default :class:`FluidParams` ()).
+        materials: Material table; particle ``mat`` values index it (at most 256).
+
+    Example:
+        >>> from fluidworld.fluid import FluidSystem, FluidParams
+        >>> fs = FluidSystem(FluidParams.paper())
+        >>> fs.fill_rect(0, 0, 100, 100)
+        248
+        >>> fs.step(5)
+        >>> fs.count
+        248
+    """
+
+    def __init__(
+        self, params: FluidParams | None = None, materials: Sequence[Material] | None = None
+    ) -> None:
+        self.params = params if params is not None else FluidParams()
+        if not isinstance(self.params, FluidParams):
+            raise TypeError(f"params must be a FluidParams, got {type(params).__name__}")
+        mats = tuple(materials) if materials is not None else default_materials()
+        if not 1 <= len(mats) <= 256 or not all(isinstance(m, Material) for m in mats):
+            raise ValueError("materials must be 1 to 256 Material objects")
+        self.material_table: tuple[Material, ...] = mats
+        p = self.params
+        self.rng = np.random.default_rng(p.seed)
+        self.count = 0
+        self._cap = 0
+        self.pos = np.zeros((0, 2))
+        self.vel = np.zeros((0, 2))
+        self.mat = np.zeros(0, np.uint8)
+        self._reserve(1024)
+
+        # material tables
+        area = p.particle_area
+        self._mass = np.array([m.density * area for m in mats])
+        self._alpha = np.array([m.srd_alpha for m in mats])
+        self._visc = np.array([m.viscosity for m in mats])
+        self._bounce = np.array([m.wall_mode == "bounce" for m in mats])
+        self._rest = np.array([m.restitution for m in mats])
+        self._keep = np.array([1.0 - m.adhesion for m in mats])
+
+        # neighbour grid: cells >= r_L that nest in a0 cells
+        self.r_l = p.r_l
+        m_sub = max(1, int(math.floor(p.a0 / self.r_l + 1e-12)))
+        self.nb_h = p.a0 / m_sub
+        self.ny, self.nx = p.grid_shape
+        self.nb_nx = self.nx * m_sub
+        self.nb_ny = self.ny * m_sub
+        self._nb_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
+        self._nb_cursor = np.zeros(self.nb_nx * self.nb_ny, np.int64)
+        self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
+
+        # SRD grid (one extra row/column for the random shift)
+        ncell_srd = (self.nx + 1) * (self.ny + 1)
+        self._srd_m = np.zeros(ncell_srd)
+        self._srd_p = np.zeros((ncell_srd, 2))
+        self._srd_a = np.zeros(ncell_srd)
+        self._srd_nu = np.zeros(ncell_srd)
+        self._srd_cs = np.zeros((ncell_srd, 2))
+
+        # pressure grid
+        shape = (self.ny, self.nx)
+        self.cell_count = np.zeros(shape)
+        self.cell_velocity = np.zeros((*shape, 2))
+        self.cell_pressure = np.zeros(shape)
+        self.cell_grad = np.zeros((*shape, 2))
+        self._div = np.zeros(shape)
+        self._rhs_density = np.zeros(shape)
+        self.cell_density_potential = np.zeros(shape)
+        self._grad_density = np.zeros((*shape, 2))
+        self._p_tmp = np.zeros(shape)
+        #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
+        self.solid_fraction = np.zeros(shape)
+        self.solid_cell_velocity = np.zeros((*shape, 2))
+
+        # solids: domain walls (owner -1) then whatever the coupling layer sets
+        self._wall_pos = self._make_wall_solids() if p.wall_solids else np.zeros((0, 2))
+        self.set_body_solids(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int32))
+
+        self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self.steps = 0
+        self.put_back = 0  # particles put back into the box in the last step
+        self.accelerations = np.zeros(2)  # extra uniform acceleration (user force field)
+
+    # ------------------------------------------------------------------ storage
+    def _reserve(self, cap: int) -> None:
+        if cap <= self._cap:
+            return
+        cap = max(cap, 2 * self._cap)
+        cap = min(cap, self.params.max_particles)
+        for name, shape, dtype in (("pos", (cap, 2), np.float64), ("vel", (cap, 2), np.float64),
+                                   ("mat", (cap,), np.uint8)):
+            new = np.zeros(shape, dtype)
+            new[: self.count] = getattr(self, name)[: self.count]
+            setattr(self, name, new)
+        self._pos2 = np.zeros((cap, 2))
+        self._vel2 = np.zeros((cap, 2))
+        self._mat2 = np.zeros(cap, np.uint8)
+        self._cell_of = np.zeros(cap, np.int64)
+        self._disp = np.zeros((cap, 2))
+        self._dvel = np.zeros((cap, 2))
+        self._wsum = np.zeros(cap)
+        self._cap = cap
+
+    @property
+    def positions(self) -> NDArray[np.float64]:
+        """Live particle positions, shape (count, 2) (a view)."""
+        return self.pos[: self.count]
+
+    @property
+    def velocities(self) -> NDArray[np.float64]:
+        """Live particle velocities, shape (count, 2) (a view)."""
+        return self.vel[: self.count]
+
+    @property
+    def materials(self) -> NDArray[np.uint8]:
+        """Live particle material ids, shape (count,) (a view)."""
+        return self.mat[: self.count]
+
+    @property
+    def grid_shape(self) -> tuple[int, int]:
+        """Pressure grid shape ``(ny, nx)``."""
+        return (self.ny, self.nx)
+
+    @property
+    def cell_density(self) -> NDArray[np.float64]:
+        """Density ratio per cell (particles + solid cover) / gamma, from the last step."""
+        return self.cell_count / self.params.gamma
+
+    def add_particles(
+        self, positions: ArrayLike, velocities: ArrayLike | None = None, material: int = 0
+    ) -> int:
+        """Add particles; returns how many were added.
+
+        Raises:
+            ValueError: on non-finite values, positions outside the domain, an unknown material
+                or more particles than ``params.max_particles``.
+        """
+        pos = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
+        k = len(pos)
+        if velocities is None:
+            vel = np.zeros((k, 2))
+        else:
+            vel = np.broadcast_to(np.asarray(velocities, dtype=np.float64), (k, 2))
+        if not np.isfinite(pos).all():
+            raise ValueError("positions must be finite (found NaN or inf)")
+        if not np.isfinite(vel).all():
+            raise ValueError("velocities must be finite (found NaN or inf)")
+        p = self.params
+        if k and ((pos[:, 0] < 0).any() or (pos[:, 0] > p.width).any()
+                  or (pos[:, 1] < 0).any() or (pos[:, 1] > p.height).any()):
+            raise ValueError(
+                f"positions must lie inside the domain [0, {p.width}] x [0, {p.height}]"
+            )
+        if isinstance(material, bool) or not isinstance(material, int | np.integer):
+            raise TypeError(f"material must be an int id, got {material!r}")
+        if not 0 <= material < len(self.material_table):
+            raise ValueError(f"material must be in [0, {len(self.material_table) - 1}], got {material}")
+        if self.count + k > p.max_particles:
+            raise ValueError(
+                f"cannot add {k} particles: {self.count + k} exceeds max_particles="
+                f"{p.max_particles}"
+            )
+        self._reserve(self.count + k)
+        n0 = self.count
+        self.pos[n0: n0 + k] = pos
+        self.vel[n0: n0 + k] = vel
+        self.mat[n0: n0 + k] = material
+        self.count += k
+        return k
+
+    def remove_particles(self, mask_or_indices: ArrayLike) -> int:
+        """Remove particles given a boolean mask over live particles or their indices.
+
+        Order of the survivors is kept (then the next sort reorders anyway). Returns the number
+        removed.
+        """
+        sel = np.asarray(mask_or_indices)
+        n = self.count
+        if sel.dtype == bool:
+            if sel.shape != (n,):
+                raise ValueError(f"mask must have shape ({n},), got {sel.shape}")
+            keep = ~sel
+        else:
+            idx = sel.astype(np.int64).ravel()
+            if len(idx) and (idx.min() < 0 or idx.max() >= n):
+                raise IndexError(f"particle index out of range [0, {n})")
+            keep = np.ones(n, bool)
+            keep[idx] = False
+        m = int(keep.sum())
+        removed = n - m
+        if removed:
+            self.pos[:m] = self.pos[:n][keep]
+            self.vel[:m] = self.vel[:n][keep]
+            self.mat[:m] = self.mat[:n][keep]
+            self.count = m
+        return removed
+
+    def hex_lattice(
+        self, x0: float, y0: float, x1: float, y1: float, spacing: float | None = None
+    ) -> NDArray[np.float64]:
+        """Points of a hexagonal lattice filling ``[x0, x1) x [y0, y1)`` at rest density.
+
+        The default spacing is ``r_L`` (Eq. 5): a hexagonal lattice at ``r_L`` has exactly
+        ``gamma`` particles per ``a0^2``.
+        """
+        s = self.r_l if spacing is None else float(spacing)
+        if not s > 0:
+            raise ValueError(f"spacing must be > 0, got {spacing}")
+        dy = s * math.sqrt(3.0) / 2.0
+        ys = np.arange(y0 + dy / 2, y1, dy)
+        pts = []
+        for row, y in enumerate(ys):
+            off = s / 2 if row % 2 else s / 4
+            xs = np.arange(x0 + off, x1, s)
+            pts.append(np.column_stack([xs, np.full(len(xs), y)]))
+        return np.concatenate(pts) if pts else np.zeros((0, 2))
+
+    def fill_rect(
+        self, x0: float, y0: float, x1: float, y1: float, material: int = 0,
+        velocity: tuple[float, float] = (0.0, 0.0), spacing: float | None = None,
+    ) -> int:
+        """Fill a rectangle with particles on a hexagonal lattice; returns how many were added."""
+        for name, v in (("x0", x0), ("y0", y0), ("x1", x1), ("y1", y1)):
+            if not math.isfinite(v):
+                raise ValueError(f"{name} must be finite, got {v}")
+        if x1 <= x0 or y1 <= y0:
+            raise ValueError(f"empty rectangle ({x0}, {y0})-({x1}, {y1})")
+        p = self.params
+        x0, x1 = max(x0, 0.0), min(x1, p.width)
+        y0, y1 = max(y0, 0.0), min(y1, p.height)
+        pts = self.hex_lattice(x0, y0, x1, y1, spacing)
+        return self.add_particles(pts, velocity, material)
+
+    def fill_circle(
+        self, cx: float, cy: float, radius: float, material: int = 0,
+        velocity: tuple[float, float] = (0.0, 0.0), spacing: float | None = None,
+    ) -> int:
+        """Fill a disc with particles on a hexagonal lattice; returns how many were added."""
+        if not (math.isfinite(radius) and radius > 0):
+            raise ValueError(f"radius must be > 0, got {radius}")
+        pts = self.hex_lattice(cx - radius, cy - radius, cx + radius, cy + radius, spacing)
+        inside = ((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < radius * radius
+        pts = pts[inside]
+        p = self.params
+        ok = (pts[:, 0] >= 0) & (pts[:, 0] <= p.width) & (pts[:, 1] >= 0) & (pts[:, 1] <= p.height)
+        return self.add_particles(pts[ok], velocity, material)
+
+    # ------------------------------------------------------------------ solids
+    def _make_wall_solids(self) -> NDArray[np.float64]:
+        """Solid particles along the box walls at ``r_L / 2`` spacing (paper Sec. 3.3)."""
+        p = self.params
+        s = self.r_l / 2
+        xs = np.arange(0.0, p.width + 1e-9, s)
+        ys = np.arange(s, p.height - 1e-9, s)
+        return np.concatenate([
+            np.column_stack([xs, np.zeros_like(xs)]),
+            np.column_stack([xs, np.full_like(xs, p.height)]),
+            np.column_stack([np.zeros_like(ys), ys]),
+            np.column_stack([np.full_like(ys, p.width), ys]),
+        ])
+
+    def set_body_solids(self, pos: ArrayLike, vel: ArrayLike, owner: ArrayLike) -> None:
+        """Set the solid particles of bodies and shapes (the coupling layer calls this each step).
+
+        Args:
+            pos: (m, 2) world positions. vel: (m, 2) velocities. owner: (m,) int owner ids (>= 0).
+        """
+        pos = np.ascontiguousarray(pos, dtype=np.float64).reshape(-1, 2)
+        vel = np.ascontiguousarray(vel, dtype=np.float64).reshape(-1, 2)
+        owner = np.ascontiguousarray(owner, dtype=np.int32).ravel()
+        if not len(pos) == len(vel) == len(owner):
+            raise ValueError("pos, vel and owner must have the same length")
+        nw = len(self._wall_pos)
+        self.solid_pos = np.concatenate([self._wall_pos, pos])
+        # solid particles outside the box still act where they are, but bin to edge cells
+        self.solid_vel = np.concatenate([np.zeros((nw, 2)), vel])
+        self.solid_owner = np.concatenate([np.full(nw, -1, np.int32), owner])
+        m = len(self.solid_pos)
+        self.solid_impulse = np.zeros((m, 2))
+        self.solid_marked = np.zeros(m, bool)
+        self._s_order = np.zeros(m, np.int64)
+
+    @property
+    def solid_positions(self) -> NDArray[np.float64]:
+        """All solid particle positions (walls first), shape (m, 2)."""
+        return self.solid_pos
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` steps of ``params.dt`` (each ``params.substeps`` substeps)."""
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+            raise ValueError(f"n must be a non-negative int, got {n!r}")
+        for _ in range(n):
+            for k in self.profile:
+                self.profile[k] = 0.0
+            for _ in range(self.params.substeps):
+                self.substep()
+            self.steps += 1
+
+    def substep(self) -> None:
+        """One substep: the six stages in order, each timed into :attr:`profile`."""
+        h = self.params.h
+        self._timed("external_forces", self.apply_external_forces, h)
+        self._timed("bin", self.bin_particles)
+        self._timed("local_repulsion", self.repulse, h)
+        self._timed("srd_collision", self.collide, h)
+        self._timed("cell_pressure", self.solve_pressure, h)
+        self._timed("advect", self.advect, h)
+
+    def _timed(self, name: str, fn, *args) -> None:  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        fn(*args)
+        self.profile[name] = self.profile.get(name, 0.0) + (time.perf_counter() - t0) * 1e3
+
+    @property
+    def parallel(self) -> bool:
+        """Whether this step runs the parallel kernel variants (large particle counts)."""
+        return self.count >= PARALLEL_MIN_PARTICLES
+
+    def apply_external_forces(self, h: float) -> None:
+        """Gravity and the uniform user acceleration on all fluid particles."""
+        g = np.asarray(self.params.gravity) + self.accelerations
+        self.vel[: self.count] += g * h
+
+    def bin_particles(self) -> None:
+        """Counting sort of the particles by neighbour cell; bin the solids."""
+        n = self.count
+        inv = 1.0 / self.nb_h
+        binning.sort_particles(self.pos, self.vel, self.mat, n, inv, self.nb_nx, self.nb_ny,
+                               self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of,
+                               self._nb_cursor)
+        self.pos, self._pos2 = self._pos2, self.pos
+        self.vel, self._vel2 = self._vel2, self.vel
+        self.mat, self._mat2 = self._mat2, self.mat
+        binning.bin_points(self.solid_pos, len(self.solid_pos), inv, self.nb_nx, self.nb_ny,
+                           self._s_start, self._s_order)
+
+    def repulse(self, h: float) -> None:
+        """Eq. 5-6, ``repulsion_iterations`` Jacobi passes; accumulates :attr:`solid_impulse`."""
+        p = self.params
+        n = self.count
+        self.solid_impulse[:] = 0.0
+        self.solid_marked[:] = False
+        kern = repulsion.repulse_fluid_parallel if self.parallel else repulsion.repulse_fluid
+        for _ in range(p.repulsion_iterations):
+            kern(self.pos, self.vel, self._nb_start, self.nb_nx, self.nb_ny, self.solid_pos,
+                 self.solid_vel, self._s_start, self._s_order, self.r_l, p.repulsion_dv,
+                 self._disp, self._dvel, self._wsum)
+            if len(self.solid_pos):
+                repulsion.accumulate_solid_impulses(
+                    self.pos, self.vel, self.mat, self._mass, n, 1.0 / self.nb_h, self.nb_nx,
+                    self.nb_ny, self.solid_pos, self.solid_vel, self._s_start, self._s_order,
+                    self.r_l, p.repulsion_dv, self._wsum, self.solid_impulse, self.solid_marked)
+            repulsion.apply_displacements(self.pos, self.vel, n, self._disp, self._dvel)
+
+    def collide(self, h: float) -> None:
+        """Eq. 3 on a grid shifted by a random vector (if ``grid_shift``)."""
+        p = self.params
+        if p.grid_shift:
+            sx, sy = self.rng.random(2) * p.a0
+        else:
+            sx = sy = 0.0
+        ncx, ncy = self.nx + 1, self.ny + 1
+        signs = self.rng.integers(0, 2, ncx * ncy, dtype=np.int8) * 2 - 1
+        collision.srd_collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha,
+                              self._visc, p.a0, sx, sy, ncx, ncy, signs.astype(np.int8),
+                              self._srd_m, self._srd_p, self._srd_a, self._srd_nu, self._srd_cs)
+
+    def solve_pressure(self, h: float) -> None:
+        """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
+        p = self.params
+        pressure.deposit_cells(self.pos, self.vel, self.count, p.a0, self.nx, self.ny, p.gamma,
+                               self.solid_fraction, self.solid_cell_velocity, self.cell_count,
+                               self.cell_velocity, self._cell_of)
+        if p.pressure_solver == "paper":
+            pressure.paper_pressure(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
+                                    p.pressure_iterations, p.pressure_clamp, self._div,
+                                    self.cell_pressure, self._p_tmp, self.cell_grad)
+        else:
+            pressure.converged_rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
+                                   p.density_correction, self._div, self._rhs_density)
+            solve = pressure.solve_rbgs_parallel if self.parallel else pressure.solve_rbgs
+            solve(self.cell_pressure, self._div, self.cell_count, p.pressure_iterations,
+                  _SOR_OMEGA)
+            pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
+                                          self.cell_grad)
+            if p.density_correction > 0.0:
+                solve(self.cell_density_potential, self._rhs_density, self.cell_count,
+                      p.pressure_iterations, _SOR_OMEGA)
+                pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
+                                              self._grad_density)
+                pressure.apply_cell_shift(self.pos, self.count, self._cell_of, self._grad_density,
+                                          self.nx, h)
+        pressure.apply_cell_correction(self.vel, self.count, self._cell_of, self.cell_grad,
+                                       self.nx)
+
+    def advect(self, h: float) -> None:
+        """Eq. 4 and containment in the domain box."""
+        p = self.params
+        self.put_back = advection.advect_and_contain(
+            self.pos, self.vel, self.mat, self.count, h, p.width, p.height, 1e-6 * p.a0,
+            self._bounce, self._rest, self._keep)
+
+    # ------------------------------------------------------------------ queries
+    def cell_of_points(self, pts: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Pressure-grid indices ``(j, i)`` of points (clamped to the grid)."""
+        a0 = self.params.a0
+        i = np.clip((pts[:, 0] / a0).astype(np.intp), 0, self.nx - 1)
+        j = np.clip((pts[:, 1] / a0).astype(np.intp), 0, self.ny - 1)
+        return j, i
+
+    def particle_density(self) -> NDArray[np.float64]:
+        """Density ratio of each live particle's cell (1 = rest density)."""
+        j, i = self.cell_of_points(self.positions)
+        return self.cell_density[j, i]
+
+    def particle_pressure_gradient(self) -> NDArray[np.float64]:
+        """Pressure gradient (direction of increasing pressure) at each live particle's cell."""
+        j, i = self.cell_of_points(self.positions)
+        return -self.cell_grad[j, i]
+
+    def material_colors(self) -> NDArray[np.uint8]:
+        """RGBA colour of each material, shape (n_materials, 4)."""
+        return np.array([m.color for m in self.material_table], np.uint8)
+
+    def kinetic_energy(self) -> float:
+        """Total kinetic energy of the fluid."""
+        m = self._mass[self.mat[: self.count]]
+        return float(0.5 * (m * (self.velocities ** 2).sum(axis=1)).sum())
+
+    def momentum(self) -> NDArray[np.float64]:
+        """Total linear momentum of the fluid."""
+        m = self._mass[self.mat[: self.count]]
+        return (m[:, None] * self.velocities).sum(axis=0)
+
+    def state_hash(self) -> str:
+        """SHA-256 of the live particle arrays (determinism checks)."""
+        import hashlib
+
+        hsh = hashlib.sha256()
+        for a in (self.positions, self.velocities, self.materials):
+            hsh.update(np.ascontiguousarray(a).tobytes())
+        return hsh.hexdigest()
