@@ -17,7 +17,7 @@ from typing import Literal
 
 __all__ = ["FluidParams", "Material", "WATER", "INK", "OIL", "HONEY", "default_materials"]
 
-PressureSolver = Literal["converged", "paper"]
+PressureSolver = Literal["converged", "paper", "none"]
 
 #: Upper bound on particles: 8 float64 + 1 byte + bookkeeping ~ 100 bytes each, two buffers.
 MAX_PARTICLES_LIMIT = 20_000_000
@@ -131,7 +131,8 @@ class FluidParams:
         pressure_iterations: Pressure-solver sweeps per substep (paper ``k`` = 10), in [0, 500].
         pressure_solver: ``"converged"`` (default: warm-started red-black Gauss-Seidel on a compact
             stencil with density correction; holds hydrostatic pressure at depth) or ``"paper"``
-            (Eq. 7-10 exactly: Jacobi from zero on the +-2 stencil).
+            (Eq. 7-10 exactly: Jacobi from zero on the +-2 stencil) or ``"none"`` (no cell
+            pressure stage: local repulsion only, the paper's Fig. 3 bottom row).
         density_correction: Fraction of a cell's excess density ratio removed per substep by the
             converged solver, in [0, 1].
         pressure_clamp: Upper bound on the density ratio ``r`` used in Eq. 7/10 ("paper" solver);
@@ -186,9 +187,10 @@ class FluidParams:
         if dv < 0:
             raise ValueError(f"repulsion_dv must be >= 0, got {dv}")
         _int_in("pressure_iterations", self.pressure_iterations, 0, 500)
-        if self.pressure_solver not in ("converged", "paper"):
+        if self.pressure_solver not in ("converged", "paper", "none"):
             raise ValueError(
-                f"pressure_solver must be 'converged' or 'paper', got {self.pressure_solver!r}"
+                "pressure_solver must be 'converged', 'paper' or 'none', "
+                f"got {self.pressure_solver!r}"
             )
         dc = _finite("density_correction", self.density_correction)
         if not 0.0 <= dc <= 1.0:

@@ -123,7 +123,9 @@ class FluidSystem:
         self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.steps = 0
         self.put_back = 0  # particles put back into the box in the last step
-        self.accelerations = np.zeros(2)  # extra uniform acceleration (user force field)
+        #: Extra acceleration per material (n_materials, 2): a simple user force field, e.g. the
+        #: mixing scene pushes one fluid down. Added to gravity in ``external_forces``.
+        self.material_accelerations = np.zeros((len(mats), 2))
 
     # ------------------------------------------------------------------ storage
     def _reserve(self, cap: int) -> None:
@@ -363,8 +365,12 @@ class FluidSystem:
 
     def apply_external_forces(self, h: float) -> None:
         """Gravity and the uniform user acceleration on all fluid particles."""
-        g = np.asarray(self.params.gravity) + self.accelerations
-        self.vel[: self.count] += g * h
+        g = np.asarray(self.params.gravity)
+        n = self.count
+        if self.material_accelerations.any():
+            self.vel[:n] += (g + self.material_accelerations[self.mat[:n]]) * h
+        else:
+            self.vel[:n] += g * h
 
     def bin_particles(self) -> None:
         """Counting sort of the particles by neighbour cell; bin the solids."""
@@ -416,6 +422,9 @@ class FluidSystem:
         pressure.deposit_cells(self.pos, self.vel, self.count, p.a0, self.nx, self.ny, p.gamma,
                                self.solid_fraction, self.solid_cell_velocity, self.cell_count,
                                self.cell_velocity, self._cell_of)
+        if p.pressure_solver == "none":
+            self.cell_grad[:] = 0.0
+            return
         if p.pressure_solver == "paper":
             pressure.paper_pressure(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
                                     p.pressure_iterations, p.pressure_clamp, self._div,
