@@ -1,0 +1,157 @@
+"""Small arcade.gl helpers shared by the renderers: growable instance buffers, palettes, state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import arcade
+import numpy as np
+import numpy.typing as npt
+from arcade.gl import BufferDescription
+
+__all__ = [
+    "InstanceBuffer",
+    "Palette",
+    "blending",
+    "current_ctx",
+    "instance_geometry",
+    "set_uniforms",
+    "quad_buffer",
+    "world_to_pixel_scale",
+]
+
+_MIN_CAPACITY = 1024
+
+
+def current_ctx() -> arcade.ArcadeContext:
+    """The context of the current arcade window.
+
+    Raises:
+        RuntimeError: If no arcade window exists yet.
+    """
+    return arcade.get_window().ctx
+
+
+def set_uniforms(program: Any, **values: Any) -> None:
+    """Set uniforms, ignoring those the GLSL compiler optimised away."""
+    for name, value in values.items():
+        program.set_uniform_safe(name, value)
+
+
+@contextmanager
+def blending(ctx: arcade.ArcadeContext, func: tuple[int, ...]) -> Iterator[None]:
+    """Enable blending with ``func`` for the block, then restore the previous state."""
+    previous = ctx.blend_func
+    with ctx.enabled(ctx.BLEND):
+        ctx.blend_func = func
+        try:
+            yield
+        finally:
+            ctx.blend_func = previous
+
+
+def quad_buffer(ctx: arcade.ArcadeContext, x0: float = -1.0, x1: float = 1.0) -> Any:
+    """A 4-vertex triangle-strip quad spanning ``[x0, x1] x [-1, 1]`` (attribute ``in_corner``)."""
+    corners = np.array([[x0, -1.0], [x1, -1.0], [x0, 1.0], [x1, 1.0]], dtype=np.float32)
+    return ctx.buffer(data=corners)
+
+
+class InstanceBuffer:
+    """A CPU staging array and a GPU buffer of per-instance float32 records that grow together.
+
+    The staging array is written with numpy (no per-item Python), then uploaded with a single
+    ``buffer.write``. Capacity doubles when exceeded; the geometry is rebuilt lazily then.
+
+    Args:
+        ctx: The arcade context.
+        floats: float32 values per record.
+        make_geometry: Builds the geometry for a given instance buffer.
+    """
+
+    def __init__(
+        self,
+        ctx: arcade.ArcadeContext,
+        floats: int,
+        make_geometry: Callable[[Any], Any],
+    ) -> None:
+        self._ctx = ctx
+        self._floats = floats
+        self._make_geometry = make_geometry
+        self.capacity = 0
+        self.staging: npt.NDArray[np.float32] = np.zeros((0, floats), dtype=np.float32)
+        self.buffer: Any = None
+        self.geometry: Any = None
+        self.count = 0
+
+    def reserve(self, n: int) -> npt.NDArray[np.float32]:
+        """Make room for ``n`` records and return the staging rows ``[:n]`` to fill."""
+        if n > self.capacity:
+            capacity = max(_MIN_CAPACITY, 1 << (int(n) - 1).bit_length())
+            self.staging = np.zeros((capacity, self._floats), dtype=np.float32)
+            if self.buffer is not None:
+                self.buffer.delete()
+            self.buffer = self._ctx.buffer(reserve=capacity * self._floats * 4, usage="stream")
+            self.geometry = self._make_geometry(self.buffer)
+            self.capacity = capacity
+        return self.staging[:n]
+
+    def upload(self, n: int) -> None:
+        """Write the first ``n`` staging records to the GPU."""
+        self.count = n
+        if n > 0:
+            self.buffer.write(memoryview(self.staging[:n]))
+
+
+class Palette:
+    """Material colours in a 256x1 RGBA8 texture, read with ``texelFetch(u_palette, (id, 0))``."""
+
+    def __init__(self, ctx: arcade.ArcadeContext) -> None:
+        self._ctx = ctx
+        self._key: bytes | None = None
+        self.colors = np.zeros((256, 4), dtype=np.uint8)
+        self.texture = ctx.texture((256, 1), components=4, dtype="f1")
+        self.texture.filter = ctx.NEAREST, ctx.NEAREST
+
+    def update(self, colors: npt.ArrayLike) -> None:
+        """Upload ``colors`` ((n, 4) uint8 RGBA) if they changed since the last call."""
+        arr = np.ascontiguousarray(colors, dtype=np.uint8)
+        if arr.ndim != 2 or arr.shape[1] != 4 or arr.shape[0] > 256:
+            raise ValueError(f"material colours must be (n<=256, 4) RGBA, got {arr.shape}")
+        key = arr.tobytes()
+        if key == self._key:
+            return
+        self._key = key
+        self.colors[:] = 0
+        self.colors[: arr.shape[0]] = arr
+        self.texture.write(self.colors.tobytes())
+
+    def use(self, unit: int = 0) -> None:
+        """Bind the palette texture to a texture unit."""
+        self.texture.use(unit)
+
+
+def world_to_pixel_scale(ctx: arcade.ArcadeContext) -> float:
+    """Pixels per world unit under the active projection/view matrices and viewport."""
+    m = ctx.projection_matrix @ ctx.view_matrix
+    # pyglet matrices are column-major: m[0], m[1] are the x/y rows of the first column.
+    ndc_per_unit = float(np.hypot(m[0], m[1]))
+    return ndc_per_unit * ctx.viewport[2] / 2.0
+
+
+def instance_geometry(
+    ctx: arcade.ArcadeContext,
+    corners: Any,
+    instances: Any,
+    fmt: str,
+    attributes: tuple[str, ...],
+) -> Any:
+    """Geometry with a per-vertex ``in_corner`` quad and one interleaved per-instance buffer."""
+    return ctx.geometry(
+        [
+            BufferDescription(corners, "2f", ["in_corner"]),
+            BufferDescription(instances, fmt, list(attributes), instanced=True),
+        ],
+        mode=ctx.TRIANGLE_STRIP,
+    )

@@ -1,0 +1,142 @@
+"""Textured sprites that follow pymunk bodies.
+
+Angle conventions: pymunk angles are radians, counter-clockwise positive (y up); arcade 3 sprite
+angles are degrees, *clockwise* positive. So ``sprite.angle = -degrees(body.angle)``.
+
+The per-body loop in ``sync()`` runs over bodies (dozens), never over particles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import arcade
+
+__all__ = ["ASSETS_DIR", "BodySprites", "load_body_texture"]
+
+ASSETS_DIR = Path(__file__).resolve().parents[2] / "assets"
+"""Where the bundled textures (crate, ball, barrel, anvil, plank, boat) live in a checkout."""
+
+
+def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None = None) -> Any:
+    """Resolve a texture: an ``arcade.Texture``, a path, or a bare asset name like ``"crate"``.
+
+    Raises:
+        FileNotFoundError: If no such file exists, with the folder that was searched.
+    """
+    if isinstance(name, arcade.Texture):
+        return name
+    path = Path(name)
+    if not path.suffix:
+        path = path.with_suffix(".png")
+    if not path.is_absolute() and not path.exists():
+        path = (asset_dir or ASSETS_DIR) / path
+    if not path.exists():
+        raise FileNotFoundError(
+            f"texture {str(name)!r} not found (looked for {path}); run assets/make_assets.py"
+        )
+    return arcade.load_texture(path)
+
+
+@dataclass
+class _Entry:
+    body: Any
+    sprite: arcade.Sprite
+    offset: tuple[float, float]
+
+
+class BodySprites:
+    """A sprite list whose sprites are posed from pymunk bodies every frame.
+
+    Args:
+        asset_dir: Folder searched for bare texture names; defaults to ``ASSETS_DIR``.
+        pixelated: Draw with nearest-neighbour filtering.
+
+    Example::
+
+        sprites = BodySprites()
+        sprites.add(crate_body, "crate", 40, 40)
+        # each frame
+        sprites.sync()
+        sprites.draw()
+    """
+
+    def __init__(self, asset_dir: str | Path | None = None, *, pixelated: bool = False) -> None:
+        self.asset_dir = Path(asset_dir) if asset_dir is not None else ASSETS_DIR
+        self.pixelated = pixelated
+        self.sprite_list = arcade.SpriteList()
+        self._entries: dict[int, _Entry] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def add(
+        self,
+        body: Any,
+        texture_name: str | Path | arcade.Texture,
+        width: float,
+        height: float,
+        *,
+        offset: tuple[float, float] = (0.0, 0.0),
+        color: tuple[int, int, int, int] | None = None,
+    ) -> arcade.Sprite:
+        """Attach a sprite to a body.
+
+        Args:
+            body: A ``pymunk.Body`` (anything with ``position``, ``angle``, ``local_to_world``).
+            texture_name: Asset name (``"crate"``), image path, or ``arcade.Texture``.
+            width: Sprite width in world units (along the body's local x axis).
+            height: Sprite height in world units (along the body's local y axis).
+            offset: Sprite centre in the body's local frame (for shapes not centred on the body).
+            color: Optional tint (RGBA).
+
+        Returns:
+            The sprite (already posed).
+        """
+        if width <= 0 or height <= 0:
+            raise ValueError(f"sprite size must be positive, got {width} x {height}")
+        if id(body) in self._entries:
+            raise ValueError("this body already has a sprite; remove() it first")
+        sprite = arcade.Sprite(load_body_texture(texture_name, self.asset_dir))
+        sprite.width = float(width)
+        sprite.height = float(height)
+        if color is not None:
+            sprite.color = color
+        entry = _Entry(body, sprite, (float(offset[0]), float(offset[1])))
+        self._entries[id(body)] = entry
+        self.sprite_list.append(sprite)
+        self._pose(entry)
+        return sprite
+
+    def remove(self, body: Any) -> None:
+        """Detach a body's sprite (no error if it has none)."""
+        entry = self._entries.pop(id(body), None)
+        if entry is not None:
+            entry.sprite.remove_from_sprite_lists()
+
+    def sprite_for(self, body: Any) -> arcade.Sprite | None:
+        """The sprite attached to ``body``, if any."""
+        entry = self._entries.get(id(body))
+        return entry.sprite if entry is not None else None
+
+    @staticmethod
+    def _pose(entry: _Entry) -> None:
+        body = entry.body
+        if entry.offset == (0.0, 0.0):
+            x, y = body.position
+        else:
+            x, y = body.local_to_world(entry.offset)
+        entry.sprite.position = (float(x), float(y))
+        entry.sprite.angle = -math.degrees(float(body.angle))
+
+    def sync(self) -> None:
+        """Copy every body's position and angle onto its sprite."""
+        for entry in self._entries.values():
+            self._pose(entry)
+
+    def draw(self) -> None:
+        """Draw the sprites with the active camera."""
+        self.sprite_list.draw(pixelated=self.pixelated)

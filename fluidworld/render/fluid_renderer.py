@@ -1,0 +1,368 @@
+"""Draw a particle fluid with arcade: Sprinkle-style droplets or a continuous liquid body.
+
+Why the data path looks the way it does: every frame the fluid's arrays are copied (float64 ->
+float32, a few strided numpy copies) into one interleaved staging array and uploaded with a single
+``buffer.write``; one instanced draw call then draws every particle. Decisions per particle (which
+direction to stretch along, how big, what shade) happen in the vertex shader, so the CPU cost is
+independent of the look.
+
+The projection comes from arcade's ``WindowBlock`` uniform block, which holds the matrices of the
+camera that was ``use()``d last; so ``draw()`` lands wherever the caller's camera says.
+
+Liquid mode splats every particle as a soft disc into a float texture the size of the current
+viewport (additive: ``rgb += w * colour``, ``a += w``), then one full-viewport pass thresholds
+``a`` into a continuous body, divides out the colour, darkens it with depth below the surface and
+lightens a thin line along upward-facing surfaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from arcade.gl import BufferDescription
+
+from . import shaders
+from ._gl import (
+    InstanceBuffer,
+    Palette,
+    blending,
+    current_ctx,
+    instance_geometry,
+    quad_buffer,
+    set_uniforms,
+    world_to_pixel_scale,
+)
+from .protocols import FluidView, particle_spacing
+
+__all__ = ["DropletStyle", "LiquidStyle", "FluidRenderer", "RenderMode"]
+
+RenderMode = Literal["sprites", "liquid"]
+_MODES: tuple[str, ...] = ("sprites", "liquid")
+
+
+@dataclass
+class DropletStyle:
+    """Look of the ``"sprites"`` mode (one elongated droplet per particle).
+
+    Attributes:
+        radius: Droplet radius at rest density, in particle spacings.
+        size_at_zero_density: Size factor of an isolated particle (density ratio 0).
+        size_per_density: Size factor gained per unit of density ratio.
+        size_min: Lower clamp of the size factor.
+        size_max: Upper clamp of the size factor.
+        max_aspect: Long/short axis ratio at full stretch.
+        grad_weak: Gradient magnitudes below this fraction of the frame's RMS gradient are
+            "weak": those droplets orient along their velocity instead.
+        grad_full: Gradient magnitude (fraction of the RMS) that gives full stretch.
+        speed_ref: Speed (world units/s) that gives full stretch along velocity; ``None`` means
+            ten cells per second (``10 * a0``).
+        shade_light: Brightness factor at density ratio 0 (spray and surface look lighter).
+        shade_dark: Brightness factor at density ratio ``shade_density`` and above.
+        shade_density: Density ratio at which the shading reaches ``shade_dark``.
+    """
+
+    radius: float = 0.8
+    size_at_zero_density: float = 0.5
+    size_per_density: float = 0.5
+    size_min: float = 0.45
+    size_max: float = 1.35
+    max_aspect: float = 2.2
+    grad_weak: float = 0.15
+    grad_full: float = 0.8
+    speed_ref: float | None = None
+    shade_light: float = 1.15
+    shade_dark: float = 0.8
+    shade_density: float = 1.6
+
+    def __post_init__(self) -> None:
+        if self.radius <= 0:
+            raise ValueError(f"DropletStyle.radius must be > 0, got {self.radius}")
+        if not 0 < self.size_min <= self.size_max:
+            raise ValueError(
+                f"DropletStyle needs 0 < size_min <= size_max, got {self.size_min}, {self.size_max}"
+            )
+        if self.max_aspect < 1:
+            raise ValueError(f"DropletStyle.max_aspect must be >= 1, got {self.max_aspect}")
+        if self.grad_full <= 0 or self.grad_weak < 0:
+            raise ValueError("DropletStyle.grad_full must be > 0 and grad_weak >= 0")
+        if self.speed_ref is not None and self.speed_ref <= 0:
+            raise ValueError(f"DropletStyle.speed_ref must be > 0, got {self.speed_ref}")
+        if self.shade_density <= 0:
+            raise ValueError(f"DropletStyle.shade_density must be > 0, got {self.shade_density}")
+
+
+@dataclass
+class LiquidStyle:
+    """Look of the ``"liquid"`` mode (metaball splats thresholded into one body).
+
+    Attributes:
+        splat_radius: Kernel radius in particle spacings. Large enough that a lattice at rest
+            density leaves no holes; small enough that surface detail survives.
+        threshold: Iso-value of the summed kernel (one isolated particle peaks at 1.0).
+        opacity: Alpha of the liquid body.
+        depth_range: Depth below the surface (world units) over which the body darkens;
+            ``None`` means eight particle spacings.
+        depth_darken: Fraction of brightness lost at ``depth_range`` and below.
+        line_px: Thickness of the lighter surface line in screen pixels.
+        line_boost: How far the line is lifted towards white (0..1).
+        resolution: Offscreen field resolution as a fraction of the viewport (0 < r <= 1).
+    """
+
+    splat_radius: float = 1.9
+    threshold: float = 0.55
+    opacity: float = 0.9
+    depth_range: float | None = None
+    depth_darken: float = 0.3
+    line_px: float = 3.0
+    line_boost: float = 0.45
+    resolution: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.splat_radius <= 0:
+            raise ValueError(f"LiquidStyle.splat_radius must be > 0, got {self.splat_radius}")
+        if not 0 < self.threshold:
+            raise ValueError(f"LiquidStyle.threshold must be > 0, got {self.threshold}")
+        if not 0 < self.resolution <= 1:
+            raise ValueError(f"LiquidStyle.resolution must be in (0, 1], got {self.resolution}")
+        if not 0 <= self.depth_darken < 1 or not 0 <= self.line_boost <= 1:
+            raise ValueError("LiquidStyle.depth_darken must be in [0, 1), line_boost in [0, 1]")
+        if self.line_px < 0:
+            raise ValueError(f"LiquidStyle.line_px must be >= 0, got {self.line_px}")
+
+
+@dataclass
+class _LiquidTarget:
+    size: tuple[int, int] = (0, 0)
+    texture: Any = None
+    framebuffer: Any = None
+
+
+@dataclass
+class _Frame:
+    """Per-frame statistics, handy for tests and overlays."""
+
+    count: int = 0
+    grad_rms: float = 0.0
+
+
+class FluidRenderer:
+    """Draws a fluid into the current arcade window, through the active camera.
+
+    Args:
+        fluid: Any object with the ``FluidView`` attributes.
+        mode: ``"sprites"`` (droplets) or ``"liquid"`` (continuous body). Switch at run time
+            by assigning ``renderer.mode``.
+        spacing: Particle spacing at rest density (world units); ``None`` derives it from
+            ``fluid.params`` (see ``particle_spacing``).
+        droplets: Look of the sprites mode.
+        liquid: Look of the liquid mode.
+
+    Example::
+
+        renderer = FluidRenderer(world.fluid, mode="liquid")
+        def on_draw(self):
+            self.clear()
+            self.camera.use()
+            renderer.draw()
+    """
+
+    def __init__(
+        self,
+        fluid: FluidView,
+        *,
+        mode: RenderMode = "sprites",
+        spacing: float | None = None,
+        droplets: DropletStyle | None = None,
+        liquid: LiquidStyle | None = None,
+    ) -> None:
+        self.fluid = fluid
+        self.droplets = droplets if droplets is not None else DropletStyle()
+        self.liquid = liquid if liquid is not None else LiquidStyle()
+        self.spacing = float(spacing) if spacing is not None else particle_spacing(fluid.params)
+        if self.spacing <= 0:
+            raise ValueError(f"spacing must be > 0, got {self.spacing}")
+        self._mode: str = ""
+        self.mode = mode
+        self.frame = _Frame()
+
+        ctx = current_ctx()
+        self._ctx = ctx
+        self._corners = quad_buffer(ctx)
+        self._instances = InstanceBuffer(
+            ctx,
+            shaders.PARTICLE_FLOATS,
+            lambda buf: instance_geometry(
+                ctx, self._corners, buf, shaders.PARTICLE_FORMAT, shaders.PARTICLE_ATTRIBUTES
+            ),
+        )
+        self._palette = Palette(ctx)
+        self._droplet_prog = ctx.program(
+            vertex_shader=shaders.DROPLET_VS, fragment_shader=shaders.DROPLET_FS
+        )
+        self._splat_prog = ctx.program(
+            vertex_shader=shaders.SPLAT_VS, fragment_shader=shaders.SPLAT_FS
+        )
+        self._composite_prog = ctx.program(
+            vertex_shader=shaders.COMPOSITE_VS, fragment_shader=shaders.COMPOSITE_FS
+        )
+        set_uniforms(self._droplet_prog, u_palette=0)
+        set_uniforms(self._splat_prog, u_palette=0)
+        set_uniforms(self._composite_prog, u_field=0)
+        fullscreen = ctx.buffer(
+            data=np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32)
+        )
+        self._fullscreen = ctx.geometry(
+            [BufferDescription(fullscreen, "2f", ["in_vert"])], mode=ctx.TRIANGLE_STRIP
+        )
+        self._target = _LiquidTarget()
+
+    # --- mode ---------------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        """``"sprites"`` or ``"liquid"``; assign to switch at run time."""
+        return self._mode
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        if value not in _MODES:
+            raise ValueError(f"mode must be one of {_MODES}, got {value!r}")
+        self._mode = value
+
+    def toggle_mode(self) -> str:
+        """Switch to the other mode and return the new one."""
+        self.mode = _MODES[(_MODES.index(self._mode) + 1) % len(_MODES)]
+        return self._mode
+
+    # --- upload -------------------------------------------------------------------------------
+    def upload(self) -> int:
+        """Copy the fluid's particle arrays into the GPU instance buffer.
+
+        In sprites mode this also reads ``particle_density()`` and
+        ``particle_pressure_gradient()``; liquid mode needs only positions and materials.
+
+        Returns:
+            The number of particles uploaded.
+        """
+        fluid = self.fluid
+        n = int(fluid.count)
+        rows = self._instances.reserve(n)
+        self._palette.update(fluid.material_colors())
+        if n == 0:
+            self._instances.upload(0)
+            self.frame = _Frame()
+            return 0
+        rows[:, 0:2] = fluid.positions[:n]
+        rows[:, 7] = fluid.materials[:n]
+        grad_rms = 0.0
+        if self._mode == "sprites":
+            grad = fluid.particle_pressure_gradient()[:n]
+            rows[:, 2:4] = fluid.velocities[:n]
+            rows[:, 4:6] = grad
+            rows[:, 6] = fluid.particle_density()[:n]
+            sample = grad[:: max(1, n // 4096)]
+            grad_rms = float(np.sqrt(np.mean(np.einsum("ij,ij->i", sample, sample))))
+        self._instances.upload(n)
+        self.frame = _Frame(count=n, grad_rms=grad_rms)
+        return n
+
+    # --- draw ---------------------------------------------------------------------------------
+    def draw(self, *, upload: bool = True) -> None:
+        """Draw the fluid with the active camera into the active framebuffer.
+
+        Args:
+            upload: Read the fluid first (``upload()``). Pass ``False`` to redraw the last upload.
+        """
+        if upload:
+            self.upload()
+        if self._instances.count == 0:
+            return
+        if self._mode == "sprites":
+            self._draw_droplets()
+        else:
+            self._draw_liquid()
+
+    def _draw_droplets(self) -> None:
+        ctx = self._ctx
+        st = self.droplets
+        a0 = float(self.fluid.params.a0)
+        g_ref = max(self.frame.grad_rms, 1e-30)
+        set_uniforms(
+            self._droplet_prog,
+            u_radius=st.radius * self.spacing,
+            u_size_clamp=(st.size_min, st.size_max),
+            u_size_lin=(st.size_at_zero_density, st.size_per_density),
+            u_grad_weak=st.grad_weak * g_ref if self.frame.grad_rms > 0 else 1e30,
+            u_grad_ref=st.grad_full * g_ref,
+            u_speed_ref=st.speed_ref if st.speed_ref is not None else 10.0 * a0,
+            u_max_aspect=st.max_aspect,
+            u_shade=(st.shade_light, st.shade_dark),
+            u_shade_density=st.shade_density,
+        )
+        self._palette.use(0)
+        with blending(ctx, ctx.BLEND_DEFAULT):
+            self._instances.geometry.render(
+                self._droplet_prog, vertices=4, instances=self._instances.count
+            )
+
+    def _ensure_target(self, size: tuple[int, int]) -> _LiquidTarget:
+        target = self._target
+        if target.size != size:
+            if target.framebuffer is not None:
+                target.framebuffer.delete()
+                target.texture.delete()
+            tex = self._ctx.texture(size, components=4, dtype="f2")
+            tex.filter = self._ctx.LINEAR, self._ctx.LINEAR
+            tex.wrap_x = self._ctx.CLAMP_TO_EDGE
+            tex.wrap_y = self._ctx.CLAMP_TO_EDGE
+            target.texture = tex
+            target.framebuffer = self._ctx.framebuffer(color_attachments=[tex])
+            target.size = size
+        return target
+
+    def _draw_liquid(self) -> None:
+        ctx = self._ctx
+        st = self.liquid
+        previous = ctx.active_framebuffer
+        vp = ctx.viewport
+        w = max(1, round(vp[2] * st.resolution))
+        h = max(1, round(vp[3] * st.resolution))
+        if vp[2] <= 0 or vp[3] <= 0:
+            return
+        target = self._ensure_target((w, h))
+        px_per_unit = world_to_pixel_scale(ctx) * st.resolution
+
+        # 1) splat: the WindowBlock still holds the caller's camera, and the offscreen viewport
+        #    covers the whole texture, so the texture is an image of the caller's viewport.
+        target.framebuffer.use()
+        target.framebuffer.clear(color_normalized=(0.0, 0.0, 0.0, 0.0))
+        set_uniforms(self._splat_prog, u_splat_radius=st.splat_radius * self.spacing)
+        self._palette.use(0)
+        with blending(ctx, ctx.BLEND_ADDITIVE):
+            self._instances.geometry.render(
+                self._splat_prog, vertices=4, instances=self._instances.count
+            )
+        previous.use()
+
+        # 2) composite over the caller's framebuffer, in its viewport.
+        depth_range = st.depth_range if st.depth_range is not None else 8.0 * self.spacing
+        set_uniforms(
+            self._composite_prog,
+            u_threshold=st.threshold,
+            u_opacity=st.opacity,
+            u_depth_texels=depth_range * px_per_unit,
+            u_depth_darken=st.depth_darken,
+            u_line_texels=max(st.line_px * st.resolution, 0.0),
+            u_line_boost=st.line_boost,
+        )
+        target.texture.use(0)
+        with blending(ctx, ctx.BLEND_DEFAULT):
+            self._fullscreen.render(self._composite_prog)
+
+    def release(self) -> None:
+        """Free the GPU resources now rather than at garbage collection."""
+        if self._target.framebuffer is not None:
+            self._target.framebuffer.delete()
+            self._target.texture.delete()
+            self._target = _LiquidTarget()
