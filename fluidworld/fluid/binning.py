@@ -1,8 +1,7 @@
 """Stage ``bin``: counting sort of particles by neighbour-grid cell.
 
-The neighbour grid has cells of size ``a0 / m`` with ``m = floor(a0 / r_L)`` so that a cell is at
-least ``r_L`` wide (the 3x3 block around a particle holds every neighbour within ``r_L``) and the
-cells nest inside pressure cells. Sorting the particle arrays themselves (not an index) makes every
+The neighbour grid has cells of size ``r_L`` (the 3x3 block around a particle holds every
+neighbour within ``r_L``). Sorting the particle arrays themselves (not an index) makes every
 later neighbour loop read memory in order; DESIGN.md measured 2-3.5x over the paper's a0 search.
 """
 

@@ -58,10 +58,15 @@ def _contact(xi, yi, vxi, vyi, sx, sy, svx, svy, r_l, dv, wsum):
 @njit(cache=True)
 def _repulse_row(cy, pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp, dvel,
                  wsum_out):
+    # Particles are sorted by cell index cy * nx + cx, so the three cells (x-1, x, x+1) of one
+    # neighbour row are one contiguous index range: one loop per row instead of three.
     r_l2 = r_l * r_l
     half = 0.5 * r_l
+    inv_r = 1.0 / r_l
     for cx in range(nx):
         c = cy * nx + cx
+        if n_start[c] == n_start[c + 1]:
+            continue
         y0 = max(cy - 1, 0)
         y1 = min(cy + 2, ny)
         x0 = max(cx - 1, 0)
@@ -73,49 +78,42 @@ def _repulse_row(cy, pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, 
             dy_sum = 0.0
             wsum = 0.0
             for yy in range(y0, y1):
-                for xx in range(x0, x1):
-                    cc = yy * nx + xx
-                    for j in range(n_start[cc], n_start[cc + 1]):
-                        if j == i:
-                            continue
-                        rx = pos[j, 0] - xi
-                        ry = pos[j, 1] - yi
-                        l2 = rx * rx + ry * ry
-                        if l2 < r_l2:
-                            if l2 > 1e-24:
-                                ln = math.sqrt(l2)
-                                k = half * (1.0 - ln / r_l) / ln
-                                dx_sum -= k * rx
-                                dy_sum -= k * ry
-                            elif j > i:  # coincident: split along x, deterministically
-                                dx_sum -= 0.5 * half
-                            else:
-                                dx_sum += 0.5 * half
-                    for q in range(s_start[cc], s_start[cc + 1]):
-                        s = s_order[q]
-                        rx = s_pos[s, 0] - xi
-                        ry = s_pos[s, 1] - yi
-                        l2 = rx * rx + ry * ry
-                        if l2 < r_l2 and l2 > 1e-24:
-                            wsum += 1.0 - math.sqrt(l2) / r_l
+                row = yy * nx
+                for j in range(n_start[row + x0], n_start[row + x1]):
+                    # branch-free Eq. 6: k = r_L/2 (1/l - 1/r_L)^+ (0 beyond r_L and for j == i)
+                    rx = pos[j, 0] - xi
+                    ry = pos[j, 1] - yi
+                    l2 = rx * rx + ry * ry
+                    if l2 < 1e-24 and j != i:  # coincident: split along x, deterministically
+                        dx_sum += -0.5 * half if j > i else 0.5 * half
+                        continue
+                    k = half * max(1.0 / math.sqrt(l2 + 1e-30) - inv_r, 0.0)
+                    dx_sum -= k * rx
+                    dy_sum -= k * ry
+                for q in range(s_start[row + x0], s_start[row + x1]):
+                    s = s_order[q]
+                    rx = s_pos[s, 0] - xi
+                    ry = s_pos[s, 1] - yi
+                    l2 = rx * rx + ry * ry
+                    if l2 < r_l2 and l2 > 1e-24:
+                        wsum += 1.0 - math.sqrt(l2) * inv_r
             dvx_sum = dx_sum * dv
             dvy_sum = dy_sum * dv
             if wsum > 0.0:
                 vxi = vel[i, 0]
                 vyi = vel[i, 1]
                 for yy in range(y0, y1):
-                    for xx in range(x0, x1):
-                        cc = yy * nx + xx
-                        for q in range(s_start[cc], s_start[cc + 1]):
-                            s = s_order[q]
-                            ddx, ddy, dvx, dvy, hit = _contact(
-                                xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
-                                s_vel[s, 1], r_l, dv, wsum)
-                            if hit:
-                                dx_sum += ddx
-                                dy_sum += ddy
-                                dvx_sum += dvx
-                                dvy_sum += dvy
+                    row = yy * nx
+                    for q in range(s_start[row + x0], s_start[row + x1]):
+                        s = s_order[q]
+                        ddx, ddy, dvx, dvy, hit = _contact(
+                            xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
+                            s_vel[s, 1], r_l, dv, wsum)
+                        if hit:
+                            dx_sum += ddx
+                            dy_sum += ddy
+                            dvx_sum += dvx
+                            dvy_sum += dvy
             disp[i, 0] = dx_sum
             disp[i, 1] = dy_sum
             dvel[i, 0] = dvx_sum
@@ -161,18 +159,19 @@ def accumulate_solid_impulses(pos, vel, mat, mass_table, n, inv_h, nx, ny, s_pos
         cx = min(max(int(xi * inv_h), 0), nx - 1)
         cy = min(max(int(yi * inv_h), 0), ny - 1)
         m = mass_table[mat[i]]
+        x0 = max(cx - 1, 0)
+        x1 = min(cx + 2, nx)
         for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
-            for xx in range(max(cx - 1, 0), min(cx + 2, nx)):
-                cc = yy * nx + xx
-                for q in range(s_start[cc], s_start[cc + 1]):
-                    s = s_order[q]
-                    _, _, dvx, dvy, hit = _contact(
-                        xi, yi, vel[i, 0], vel[i, 1], s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
-                        s_vel[s, 1], r_l, dv, wsum[i])
-                    if hit:
-                        s_impulse[s, 0] -= m * dvx
-                        s_impulse[s, 1] -= m * dvy
-                        s_marked[s] = True
+            row = yy * nx
+            for q in range(s_start[row + x0], s_start[row + x1]):
+                s = s_order[q]
+                _, _, dvx, dvy, hit = _contact(
+                    xi, yi, vel[i, 0], vel[i, 1], s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
+                    s_vel[s, 1], r_l, dv, wsum[i])
+                if hit:
+                    s_impulse[s, 0] -= m * dvx
+                    s_impulse[s, 1] -= m * dvy
+                    s_marked[s] = True
 
 
 @njit(cache=True)

@@ -1,0 +1,65 @@
+"""ms/step and us/particle-step for ~6k to 200k particles with 1 and 2 numba threads.
+
+    python benchmarks/scaling.py [--steps 60] [--sizes 6000,25000,100000,200000]
+
+A dam break in the game preset scaled so the block holds the requested number of particles
+(a0 = 10, gamma = 5, 2 substeps per 1/60 s step, converged pressure). Prints the per-stage
+profile of the largest run. The 2-thread/1-thread ratio is measured in the same process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from _common import time_steps  # noqa: E402
+
+import numba  # noqa: E402
+
+from fluidworld import scenes  # noqa: E402
+from fluidworld.fluid import FluidParams, FluidSystem  # noqa: E402
+
+
+def make(n: int) -> FluidSystem:
+    # a square box 2.5x the block's side: the block collapses into a pool of ~1/6 the height
+    side = math.sqrt(n * 100.0 / 5.0)
+    box = math.ceil(2.5 * side / 10.0) * 10.0
+    params = FluidParams.game(box, box, max_particles=max(n, 1000))
+    fs = FluidSystem(params)
+    fs.add_particles(scenes.block_of(fs, n))
+    return fs
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--sizes", default="6000,25000,100000,200000")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = [t for t in (1, 2) if t <= max_threads]
+    print(f"game preset (dt 1/60, 2 substeps), numba max threads {max_threads}")
+    print(f"{'particles':>9} {'threads':>7} {'ms/step':>8} {'us/part-step':>12} {'x vs 1 thr':>10}")
+    last_profile: dict[str, float] = {}
+    for n in sizes:
+        base = None
+        for t in threads:
+            numba.set_num_threads(t)
+            fs = make(n)
+            ms, prof = time_steps(fs, args.steps, warmup=10)
+            base = base or ms
+            print(f"{fs.count:9d} {t:7d} {ms:8.2f} {1e3 * ms / fs.count:12.3f} {base / ms:9.2f}x",
+                  flush=True)
+            last_profile = prof
+    print("\nper-stage ms/step of the last run:")
+    for k, v in last_profile.items():
+        print(f"  {k:16s} {v:7.3f}")
+    numba.set_num_threads(max_threads)
+
+
+if __name__ == "__main__":
+    main()
