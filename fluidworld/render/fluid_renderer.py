@@ -63,17 +63,17 @@ class DropletStyle:
         shade_density: Density ratio at which the shading reaches ``shade_dark``.
     """
 
-    radius: float = 0.8
+    radius: float = 1.0
     size_at_zero_density: float = 0.5
     size_per_density: float = 0.5
     size_min: float = 0.45
     size_max: float = 1.35
-    max_aspect: float = 2.2
+    max_aspect: float = 1.8
     grad_weak: float = 0.15
     grad_full: float = 0.8
     speed_ref: float | None = None
-    shade_light: float = 1.15
-    shade_dark: float = 0.8
+    shade_light: float = 1.12
+    shade_dark: float = 0.88
     shade_density: float = 1.6
 
     def __post_init__(self) -> None:

@@ -184,7 +184,7 @@ uniform float u_line_boost;       // how much lighter the surface line is
 in vec2 v_uv;
 out vec4 f_color;
 
-const int DEPTH_SAMPLES = 8;
+const int DEPTH_SAMPLES = 12;
 
 void main() {
     vec2 texel = 1.0 / vec2(textureSize(u_field, 0));
@@ -195,11 +195,15 @@ void main() {
     if (inside <= 0.0) discard;
     vec3 col = f.rgb / max(w, 1e-6);
 
-    // Depth: how much of the column above this pixel (up to u_depth_texels) is liquid.
+    // Depth: how much of a narrow upward cone (up to u_depth_texels) is liquid. The samples
+    // alternate left/right of the column so the shading does not streak under surface bumps.
     float depth = 0.0;
     for (int i = 1; i <= DEPTH_SAMPLES; ++i) {
-        float dy = u_depth_texels * float(i) / float(DEPTH_SAMPLES);
-        depth += step(u_threshold, texture(u_field, v_uv + vec2(0.0, dy * texel.y)).a);
+        float t = float(i) / float(DEPTH_SAMPLES);
+        float side = (i % 2 == 0) ? 1.0 : -1.0;
+        vec2 off = vec2(side * 0.35 * t, t) * u_depth_texels;
+        float a = texture(u_field, v_uv + off * texel).a;
+        depth += smoothstep(0.5 * u_threshold, 2.0 * u_threshold, a);
     }
     depth /= float(DEPTH_SAMPLES);
     col *= 1.0 - u_depth_darken * depth;
