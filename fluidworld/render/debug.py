@@ -130,14 +130,25 @@ class DebugOverlay:
                     mode=ctx.LINES,
                 ),
             ),
-            "text": arcade.Text(
+            "names": arcade.Text(
                 "",
                 8,
                 8,
                 (255, 255, 255, 255),
                 font_size=10,
                 multiline=True,
-                width=320,
+                width=160,
+                anchor_y="top",
+            ),
+            "values": arcade.Text(
+                "",
+                8,
+                8,
+                (255, 255, 255, 255),
+                font_size=10,
+                multiline=True,
+                width=90,
+                align="right",
                 anchor_y="top",
             ),
         }
@@ -244,14 +255,19 @@ class DebugOverlay:
         window = arcade.get_window()
         ctx = state["ctx"]
         total = sum(float(v) for v in profile.values())
-        lines = [f"{name:<16} {float(ms):7.2f} ms" for name, ms in profile.items()]
-        lines.append(f"{'total':<16} {total:7.2f} ms")
-        text: arcade.Text = state["text"]
-        text.text = "\n".join(lines)
-        text.y = window.height - 8
+        names: arcade.Text = state["names"]
+        values: arcade.Text = state["values"]
+        names.text = "\n".join([*profile.keys(), "total"])
+        values.text = "\n".join(
+            [f"{float(ms):.2f} ms" for ms in profile.values()] + [f"{total:.2f} ms"]
+        )
+        top = window.height - 8
+        names.position = (8, top)
+        values.position = (100, top)
         previous = ctx.current_camera
         window.default_camera.use()
         try:
-            text.draw()
+            names.draw()
+            values.draw()
         finally:
             previous.use()
