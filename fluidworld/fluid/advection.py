@@ -17,7 +17,7 @@ __all__ = ["advect_and_contain"]
 
 
 @njit(cache=True)
-def _contain_axis(x, v, lo, hi, bounce, rest, keep):
+def _contain_axis(x, v, lo, hi, bounce, rest):
     if x < lo:
         if bounce:
             x = min(lo + (lo - x) * rest, hi)
@@ -25,7 +25,7 @@ def _contain_axis(x, v, lo, hi, bounce, rest, keep):
                 v = -v * rest
         else:
             x = lo
-            v = v * keep if v > 0.0 else 0.0
+            v = max(v, 0.0)
     elif x > hi:
         if bounce:
             x = max(hi - (x - hi) * rest, lo)
@@ -33,7 +33,7 @@ def _contain_axis(x, v, lo, hi, bounce, rest, keep):
                 v = -v * rest
         else:
             x = hi
-            v = v * keep if v < 0.0 else 0.0
+            v = min(v, 0.0)
     return x, v
 
 
@@ -60,8 +60,11 @@ def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table,
         if x < lo_x or x > hi_x or y < lo_y or y > hi_y:
             k = mat[i]
             b = bounce_table[k]
-            x, vx = _contain_axis(x, vx, lo_x, hi_x, b, rest_table[k], keep_table[k])
-            y, vy = _contain_axis(y, vy, lo_y, hi_y, b, rest_table[k], keep_table[k])
+            x, vx = _contain_axis(x, vx, lo_x, hi_x, b, rest_table[k])
+            y, vy = _contain_axis(y, vy, lo_y, hi_y, b, rest_table[k])
+            if not b:  # adhere: the outward normal velocity is gone, the rest is slowed
+                vx *= keep_table[k]
+                vy *= keep_table[k]
             put_back += 1
         pos[i, 0] = x
         pos[i, 1] = y

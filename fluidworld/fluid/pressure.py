@@ -36,6 +36,7 @@ __all__ = [
     "deposit_cells",
     "paper_pressure",
     "converged_rhs",
+    "row_spans",
     "solve_rbgs",
     "solve_rbgs_parallel",
     "converged_correction",
@@ -212,10 +213,29 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density):
 
 
 @njit(cache=True)
-def _rbgs_row(j, color, phi, rhs, cnt, omega):
+def row_spans(cnt, spans):
+    """First and one-past-last non-empty column of every row (``spans`` (ny, 2); 0, 0 if empty):
+    the sweeps skip air, which is most of a game level."""
+    ny, nx = cnt.shape
+    for j in range(ny):
+        lo = nx
+        hi = 0
+        for i in range(nx):
+            if cnt[j, i] >= EMPTY_COUNT:
+                if i < lo:
+                    lo = i
+                hi = i + 1
+        if hi == 0:
+            lo = 0
+        spans[j, 0] = lo
+        spans[j, 1] = hi
+
+
+@njit(cache=True)
+def _rbgs_row(j, color, phi, rhs, cnt, omega, lo, hi):
     ny, nx = phi.shape
-    start = (j + color) & 1
-    for i in range(start, nx, 2):
+    start = lo + ((j + color + lo) & 1)
+    for i in range(start, hi, 2):
         if cnt[j, i] < EMPTY_COUNT:
             phi[j, i] = 0.0
             continue
@@ -243,23 +263,43 @@ def _rbgs_row(j, color, phi, rhs, cnt, omega):
 
 
 @njit(cache=True)
-def solve_rbgs(phi, rhs, cnt, iters, omega):
-    """Red-black Gauss-Seidel/SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started."""
+def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
+    """Red-black Gauss-Seidel/SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started.
+
+    With ``spans`` only the non-empty span of each row (:func:`row_spans`) is swept; air cells
+    are set to phi = 0 first.
+    """
     ny = phi.shape[0]
+    if iters > 0:
+        for j in range(ny):
+            for i in range(phi.shape[1]):
+                if cnt[j, i] < EMPTY_COUNT:
+                    phi[j, i] = 0.0
     for _ in range(iters):
         for color in range(2):
             for j in range(ny):
-                _rbgs_row(j, color, phi, rhs, cnt, omega)
+                if spans is None:
+                    _rbgs_row(j, color, phi, rhs, cnt, omega, 0, phi.shape[1])
+                else:
+                    _rbgs_row(j, color, phi, rhs, cnt, omega, spans[j, 0], spans[j, 1])
 
 
 @njit(cache=True, parallel=True)
-def solve_rbgs_parallel(phi, rhs, cnt, iters, omega):
+def solve_rbgs_parallel(phi, rhs, cnt, iters, omega, spans=None):
     """:func:`solve_rbgs` with rows of one colour in parallel; bit-identical results."""
     ny = phi.shape[0]
+    if iters > 0:
+        for j in range(ny):
+            for i in range(phi.shape[1]):
+                if cnt[j, i] < EMPTY_COUNT:
+                    phi[j, i] = 0.0
     for _ in range(iters):
         for color in range(2):
             for j in prange(ny):
-                _rbgs_row(j, color, phi, rhs, cnt, omega)
+                if spans is None:
+                    _rbgs_row(j, color, phi, rhs, cnt, omega, 0, phi.shape[1])
+                else:
+                    _rbgs_row(j, color, phi, rhs, cnt, omega, spans[j, 0], spans[j, 1])
 
 
 @njit(cache=True)

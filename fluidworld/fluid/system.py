@@ -109,6 +109,7 @@ class FluidSystem:
         self.cell_grad = np.zeros((*shape, 2))
         self._div = np.zeros(shape)
         self._rhs_density = np.zeros(shape)
+        self._spans = np.zeros((self.ny, 2), np.int64)
         self.cell_density_potential = np.zeros(shape)
         self._grad_density = np.zeros((*shape, 2))
         self._p_tmp = np.zeros(shape)
@@ -433,13 +434,14 @@ class FluidSystem:
             pressure.converged_rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
                                    p.density_correction, self._div, self._rhs_density)
             solve = pressure.solve_rbgs_parallel if self.parallel else pressure.solve_rbgs
+            pressure.row_spans(self.cell_count, self._spans)
             solve(self.cell_pressure, self._div, self.cell_count, p.pressure_iterations,
-                  _SOR_OMEGA)
+                  _SOR_OMEGA, self._spans)
             pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
                                           self.cell_grad)
             if p.density_correction > 0.0:
                 solve(self.cell_density_potential, self._rhs_density, self.cell_count,
-                      p.pressure_iterations, _SOR_OMEGA)
+                      p.pressure_iterations, _SOR_OMEGA, self._spans)
                 pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
                                               self._grad_density)
                 pressure.apply_cell_shift(self.pos, self.count, self._cell_of, self._grad_density,
