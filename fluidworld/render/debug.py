@@ -16,7 +16,7 @@ from arcade.gl import BufferDescription
 from arcade.shape_list import ShapeElementList, create_lines
 
 from . import shaders
-from ._gl import InstanceBuffer, blending, current_ctx, instance_geometry, set_uniforms
+from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, set_uniforms
 from .protocols import FluidView
 
 __all__ = ["DebugOverlay", "GridField"]
@@ -111,23 +111,13 @@ class DebugOverlay:
             "arrow_prog": ctx.program(
                 vertex_shader=shaders.ARROW_VS, fragment_shader=shaders.ARROW_FS
             ),
-            "cells": InstanceBuffer(
-                ctx, 1, lambda buf: instance_geometry(ctx, unit, buf, "1f", ("in_value",))
-            ),
-            "markers": InstanceBuffer(
-                ctx,
-                6,
-                lambda buf: instance_geometry(ctx, centred, buf, "2f 4f", ("in_pos", "in_color")),
-            ),
+            "cells": InstanceBuffer(ctx, {"value": 1}, instanced_quads(ctx, unit)),
+            "markers": InstanceBuffer(ctx, {"pos": 2, "color": 4}, instanced_quads(ctx, centred)),
             "arrows": InstanceBuffer(
                 ctx,
-                4,
-                lambda buf: ctx.geometry(
-                    [
-                        BufferDescription(arrow, "2f", ["in_shape"]),
-                        BufferDescription(buf, "2f 2f", ["in_pos", "in_vec"], instanced=True),
-                    ],
-                    mode=ctx.LINES,
+                {"pos": 2, "vec": 2},
+                lambda instanced: ctx.geometry(
+                    [BufferDescription(arrow, "2f", ["in_shape"]), *instanced], mode=ctx.LINES
                 ),
             ),
             "names": arcade.Text(
@@ -187,7 +177,7 @@ class DebugOverlay:
             vmax = float(np.max(np.abs(values))) if values.size else 0.0
         cells: InstanceBuffer = state["cells"]
         rows = cells.reserve(nx * ny)
-        rows[:, 0] = np.asarray(values, dtype=np.float64).reshape(-1)
+        rows["value"][:, 0] = np.asarray(values, dtype=np.float64).reshape(-1)
         cells.upload(nx * ny)
         set_uniforms(
             state["cell_prog"],
@@ -222,9 +212,9 @@ class DebugOverlay:
         marked = np.asarray(self.fluid.solid_marked, dtype=bool).reshape(-1)[:m]
         markers: InstanceBuffer = state["markers"]
         rows = markers.reserve(m)
-        rows[:, 0:2] = pos
-        rows[:, 2:6] = SOLID_COLOR
-        rows[marked, 2:6] = MARKED_COLOR
+        rows["pos"][:] = pos
+        rows["color"][:] = SOLID_COLOR
+        rows["color"][marked] = MARKED_COLOR
         markers.upload(m)
         size = 0.12 * float(self.fluid.params.a0)
         set_uniforms(state["marker_prog"], u_size=size)
@@ -240,8 +230,8 @@ class DebugOverlay:
         k = len(pos)
         arrows: InstanceBuffer = state["arrows"]
         rows = arrows.reserve(k)
-        rows[:, 0:2] = pos
-        rows[:, 2:4] = vel
+        rows["pos"][:] = pos
+        rows["vec"][:] = vel
         arrows.upload(k)
         set_uniforms(
             state["arrow_prog"],

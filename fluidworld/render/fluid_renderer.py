@@ -1,7 +1,7 @@
 """Draw a particle fluid with arcade: Sprinkle-style droplets or a continuous liquid body.
 
-Why the data path looks the way it does: every frame the fluid's arrays are copied (float64 ->
-float32, a few strided numpy copies) into one interleaved staging array and uploaded with a single
+Why the data path looks the way it does: every frame the fluid's arrays are cast (float64 ->
+float32, contiguous numpy copies) into per-field staging arrays, each uploaded with one
 ``buffer.write``; one instanced draw call then draws every particle. Decisions per particle (which
 direction to stretch along, how big, what shade) happen in the vertex shader, so the CPU cost is
 independent of the look.
@@ -29,7 +29,7 @@ from ._gl import (
     Palette,
     blending,
     current_ctx,
-    instance_geometry,
+    instanced_quads,
     quad_buffer,
     set_uniforms,
     world_to_pixel_scale,
@@ -191,11 +191,7 @@ class FluidRenderer:
         self._ctx = ctx
         self._corners = quad_buffer(ctx)
         self._instances = InstanceBuffer(
-            ctx,
-            shaders.PARTICLE_FLOATS,
-            lambda buf: instance_geometry(
-                ctx, self._corners, buf, shaders.PARTICLE_FORMAT, shaders.PARTICLE_ATTRIBUTES
-            ),
+            ctx, shaders.PARTICLE_FIELDS, instanced_quads(ctx, self._corners)
         )
         self._palette = Palette(ctx)
         self._droplet_prog = ctx.program(
@@ -253,17 +249,19 @@ class FluidRenderer:
             self._instances.upload(0)
             self.frame = _Frame()
             return 0
-        rows[:, 0:2] = fluid.positions[:n]
-        rows[:, 7] = fluid.materials[:n]
+        rows["pos"][:] = fluid.positions[:n]
+        rows["material"][:, 0] = fluid.materials[:n]
         grad_rms = 0.0
         if self._mode == "sprites":
             grad = fluid.particle_pressure_gradient()[:n]
-            rows[:, 2:4] = fluid.velocities[:n]
-            rows[:, 4:6] = grad
-            rows[:, 6] = fluid.particle_density()[:n]
+            rows["vel"][:] = fluid.velocities[:n]
+            rows["grad"][:] = grad
+            rows["density"][:, 0] = fluid.particle_density()[:n]
             sample = grad[:: max(1, n // 4096)]
             grad_rms = float(np.sqrt(np.mean(np.einsum("ij,ij->i", sample, sample))))
-        self._instances.upload(n)
+            self._instances.upload(n)
+        else:
+            self._instances.upload(n, ("pos", "material"))
         self.frame = _Frame(count=n, grad_rms=grad_rms)
         return n
 

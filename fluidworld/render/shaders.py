@@ -7,20 +7,18 @@ Every world-space program reads arcade's ``WindowBlock`` uniform block (binding 
 projection and view matrices of the camera that is active when ``draw()`` is called. That is what
 makes the renderer respect a user's ``arcade.Camera2D`` without being told about it.
 
-Per-particle instance data is one interleaved float32 record (see ``PARTICLE_FORMAT``)::
+Per-particle instance data is one float32 buffer per field (see ``PARTICLE_FIELDS``)::
 
-    in_pos (2f)  in_vel (2f)  in_grad (2f)  in_density (1f)  in_material (1f)
+    in_pos (vec2)  in_vel (vec2)  in_grad (vec2)  in_density (float)  in_material (float)
 
 The direction/size/colour decisions are made in the vertex shader so that the CPU side is only a
-handful of strided numpy copies per frame.
+handful of contiguous float64 -> float32 casts per frame.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "PARTICLE_FORMAT",
-    "PARTICLE_ATTRIBUTES",
-    "PARTICLE_FLOATS",
+    "PARTICLE_FIELDS",
     "DROPLET_VS",
     "DROPLET_FS",
     "SPLAT_VS",
@@ -37,9 +35,8 @@ __all__ = [
     "ARROW_FS",
 ]
 
-PARTICLE_FORMAT = "2f 2f 2f 1f 1f"
-PARTICLE_ATTRIBUTES = ("in_pos", "in_vel", "in_grad", "in_density", "in_material")
-PARTICLE_FLOATS = 8
+#: Per-particle instance fields (float32 components); field ``x`` is the attribute ``in_x``.
+PARTICLE_FIELDS = {"pos": 2, "vel": 2, "grad": 2, "density": 1, "material": 1}
 
 _WINDOW_BLOCK = """
 uniform WindowBlock {

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import shaders
-from ._gl import InstanceBuffer, blending, current_ctx, instance_geometry, quad_buffer, set_uniforms
+from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, quad_buffer, set_uniforms
 from .protocols import FluidView
 
 __all__ = ["GridCollider", "SplashSystem", "solid_cells"]
@@ -150,7 +150,6 @@ class SplashSystem:
         seed: Seed of the random generator (spawn choice and jitter).
     """
 
-    FLOATS = 8  # x, y, vx, vy, r, g, b, a
     MAX_PROBES = 16
 
     def __init__(
@@ -349,11 +348,7 @@ class SplashSystem:
                     vertex_shader=shaders.STREAK_VS, fragment_shader=shaders.STREAK_FS
                 ),
                 "inst": InstanceBuffer(
-                    ctx,
-                    self.FLOATS,
-                    lambda buf: instance_geometry(
-                        ctx, corners, buf, "2f 2f 4f", ("in_pos", "in_vel", "in_color")
-                    ),
+                    ctx, {"pos": 2, "vel": 2, "color": 4}, instanced_quads(ctx, corners)
                 ),
             }
         return self._gl
@@ -366,11 +361,12 @@ class SplashSystem:
         state = self._ensure_gl()
         inst: InstanceBuffer = state["inst"]
         rows = inst.reserve(n)
-        rows[:, 0:2] = self.positions[:n]
-        rows[:, 2:4] = self.velocities[:n]
-        rows[:, 4:8] = self.colors[:n]
-        rows[:, 4:8] *= 1.0 / 255.0
-        rows[:, 7] *= np.clip(1.0 - self.ages[:n] / self.lifetime, 0.0, 1.0)
+        rows["pos"][:] = self.positions[:n]
+        rows["vel"][:] = self.velocities[:n]
+        color = rows["color"]
+        color[:] = self.colors[:n]
+        color *= 1.0 / 255.0
+        color[:, 3] *= np.clip(1.0 - self.ages[:n] / self.lifetime, 0.0, 1.0)
         inst.upload(n)
         prog = state["prog"]
         set_uniforms(
