@@ -150,6 +150,9 @@ class _Frame:
 class FluidRenderer:
     """Draws a fluid into the current arcade window, through the active camera.
 
+    GL objects are created on the first ``upload()``/``draw()``, so a renderer can be built
+    before the window exists.
+
     Args:
         fluid: Any object with the ``FluidView`` attributes.
         mode: ``"sprites"`` (droplets) or ``"liquid"`` (continuous body). Switch at run time
@@ -187,11 +190,17 @@ class FluidRenderer:
         self.mode = mode
         self.frame = _Frame()
 
+        self._ctx: Any = None  # GL objects are created on first use (a window must exist then)
+        self._uploaded_mode = ""
+        self._target = _LiquidTarget()
+
+    def _ensure_gl(self) -> None:
+        if self._ctx is not None:
+            return
         ctx = current_ctx()
-        self._ctx = ctx
-        self._corners = quad_buffer(ctx)
+        corners = quad_buffer(ctx)
         self._instances = InstanceBuffer(
-            ctx, shaders.PARTICLE_FIELDS, instanced_quads(ctx, self._corners)
+            ctx, shaders.PARTICLE_FIELDS, instanced_quads(ctx, corners)
         )
         self._palette = Palette(ctx)
         self._droplet_prog = ctx.program(
@@ -212,7 +221,7 @@ class FluidRenderer:
         self._fullscreen = ctx.geometry(
             [BufferDescription(fullscreen, "2f", ["in_vert"])], mode=ctx.TRIANGLE_STRIP
         )
-        self._target = _LiquidTarget()
+        self._ctx = ctx
 
     # --- mode ---------------------------------------------------------------------------------
     @property
@@ -241,8 +250,10 @@ class FluidRenderer:
         Returns:
             The number of particles uploaded.
         """
+        self._ensure_gl()
         fluid = self.fluid
         n = int(fluid.count)
+        self._uploaded_mode = self._mode
         rows = self._instances.reserve(n)
         self._palette.update(fluid.material_colors())
         if n == 0:
@@ -270,9 +281,11 @@ class FluidRenderer:
         """Draw the fluid with the active camera into the active framebuffer.
 
         Args:
-            upload: Read the fluid first (``upload()``). Pass ``False`` to redraw the last upload.
+            upload: Read the fluid first (``upload()``). Pass ``False`` to redraw the last upload
+                (it uploads anyway if nothing was uploaded for the current mode yet).
         """
-        if upload:
+        needs = self._uploaded_mode != self._mode and self._uploaded_mode != "sprites"
+        if upload or needs:
             self.upload()
         if self._instances.count == 0:
             return
@@ -359,7 +372,7 @@ class FluidRenderer:
             self._fullscreen.render(self._composite_prog)
 
     def release(self) -> None:
-        """Free the GPU resources now rather than at garbage collection."""
+        """Free the liquid mode's offscreen texture now rather than at garbage collection."""
         if self._target.framebuffer is not None:
             self._target.framebuffer.delete()
             self._target.texture.delete()

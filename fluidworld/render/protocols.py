@@ -80,7 +80,7 @@ def particle_spacing(params: Any) -> float:
 
     >>> from types import SimpleNamespace
     >>> round(particle_spacing(SimpleNamespace(a0=10.0, gamma=5.0)), 3)
-    4.814
+    4.806
     >>> particle_spacing(SimpleNamespace(a0=10.0))
     5.0
     """
