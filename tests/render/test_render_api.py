@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import BACKGROUND, hex_pool
+from render_fakes import BACKGROUND, hex_pool
 from render_imaging import grab
 
 import fluidworld.render as render

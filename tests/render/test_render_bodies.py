@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pymunk
 import pytest
-from conftest import BACKGROUND
 from PIL import Image
+from render_fakes import BACKGROUND
 from render_imaging import angle_diff, grab, lit, orientation
 
 from fluidworld.render import ASSETS_DIR, BodySprites

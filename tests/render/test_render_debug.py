@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import BACKGROUND, FakeFluid, hex_lattice, hex_pool
 from PIL import Image
+from render_fakes import BACKGROUND, FakeFluid, hex_lattice, hex_pool
 from render_imaging import grab, lit
 
 from fluidworld.render import DebugOverlay, FluidRenderer, render_frames

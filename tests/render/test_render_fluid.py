@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import BACKGROUND, HONEY, OIL, WATER, FakeFluid, hex_lattice, hex_pool
+from render_fakes import BACKGROUND, HONEY, OIL, WATER, FakeFluid, hex_lattice, hex_pool
 from render_imaging import (
     angle_diff,
     blobs,

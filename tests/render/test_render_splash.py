@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import BACKGROUND, FakeFluid, hex_lattice
+from render_fakes import BACKGROUND, FakeFluid, hex_lattice
 from render_imaging import grab, lit
 
 from fluidworld.render import GridCollider, SplashSystem, solid_cells
