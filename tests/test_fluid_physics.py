@@ -130,3 +130,16 @@ def test_viscous_material_loses_energy_faster():
         fs.step(50)
         energies.append(fs.kinetic_energy() / e0)
     assert energies[1] < 0.5 * energies[0], energies
+
+
+@pytest.mark.parametrize("solver", ["paper", "converged"])
+def test_pressure_gradient_points_down_into_a_resting_pool(solver):
+    """Renderers orient droplets along it: pressure grows with depth, so the gradient points
+    down, and the density of interior particles is about 1."""
+    params = FluidParams.paper(width=200.0, height=200.0, pressure_solver=solver)
+    fs = scenes.tank_at_rest(params, layers=20)
+    fs.step(50)
+    g = fs.particle_pressure_gradient()
+    assert g.shape == (fs.count, 2)
+    assert g[:, 1].mean() < -0.5 and abs(g[:, 0].mean()) < 0.1
+    assert 0.7 < np.median(fs.particle_density()) < 1.3

@@ -464,15 +464,23 @@ class FluidSystem:
         j = np.clip((pts[:, 1] / a0).astype(np.intp), 0, self.ny - 1)
         return j, i
 
+    def _particle_cells(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Each live particle's pressure cell, computed once per step (renderers ask twice)."""
+        key = (self.steps, self.count)
+        if getattr(self, "_cells_key", None) != key:
+            self._cells = self.cell_of_points(self.positions)
+            self._cells_key = key
+        return self._cells
+
     def particle_density(self) -> NDArray[np.float64]:
         """Density ratio of each live particle's cell (1 = rest density)."""
-        j, i = self.cell_of_points(self.positions)
+        j, i = self._particle_cells()
         return self.cell_density[j, i]
 
     def particle_pressure_gradient(self) -> NDArray[np.float64]:
-        """Pressure gradient (direction of increasing pressure) at each live particle's cell."""
-        j, i = self.cell_of_points(self.positions)
-        return -self.cell_grad[j, i]
+        """Pressure gradient (pointing towards increasing pressure) at each particle's cell."""
+        j, i = self._particle_cells()
+        return self.cell_grad[j, i]
 
     def material_colors(self) -> NDArray[np.uint8]:
         """RGBA colour of each material, shape (n_materials, 4)."""
