@@ -1,0 +1,334 @@
+"""The ``Level`` base class: metadata, ``build(world)``, ``update(world, dt)`` and script helpers.
+
+A level is a small Python file::
+
+    from fluidworld.levels import Level
+
+    class Pool(Level):
+        title = "A pool"
+        help = "G: open the gate"
+
+        def build(self, world):
+            world.add_static_segment((0, 40), (960, 40))
+            world.add_fluid_rect(0, 40, 960, 200)
+            self.crate = world.add_box((300, 400), (40, 40), density=0.5, sprite="crate")
+            self.after(3.0, lambda w: self.say("three seconds!"))
+            self.bind("G", self.open_gate, "open the gate")
+
+The runner (:class:`fluidworld.levels.LevelSession`) creates the world from the metadata
+(:meth:`Level.make_params`), calls ``build`` once, then after every ``world.step()`` calls
+:meth:`Level.advance`, which counts level time, fires timers, triggers and goals, and finally
+calls ``update``. Nothing here imports arcade: levels run headless in tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from ..fluid import FluidParams
+from .scripting import (
+    Action,
+    FillGoal,
+    Goal,
+    KeyBinding,
+    Message,
+    Region,
+    Timer,
+    Trigger,
+    Watch,
+    normalize_key,
+)
+
+__all__ = ["Level", "RESERVED_KEYS"]
+
+#: Keys the player uses in ``fluidworld play``; levels cannot bind them.
+RESERVED_KEYS: frozenset[str] = frozenset(
+    {"SPACE", "N", "R", "F5", "D", "F", "M", "H", "C", "B", "ESCAPE", "KEY_1", "KEY_2",
+     "KEY_3", "KEY_4"}
+)
+
+
+class Level:
+    """Base class of a playable level. Subclass it, set the metadata, override ``build``.
+
+    Class attributes (metadata):
+        title: Shown in the window title and by ``fluidworld levels``.
+        help: One line of level-specific help shown on screen.
+        width: World width in world units (pixels).
+        height: World height in world units.
+        gravity: ``(gx, gy)`` in world units/s².
+        camera: World rectangle ``(x0, y0, x1, y1)`` the view shows; ``None`` shows the whole
+            world.
+        render_mode: ``"liquid"`` or ``"sprites"`` (the player can switch at run time).
+        background: Clear colour, RGBA 0..255.
+        fluid: Extra keyword overrides for :meth:`FluidParams.game` (``a0``, ``gamma``,
+            ``substeps``, ``pressure_iterations``, ...).
+        pour_material: Material id the right mouse button pours by default.
+        window_size: Preferred window size in pixels; ``None`` fits the camera into 1280x720.
+
+    Attributes (set while running):
+        world: The world built by this level (``None`` before ``build``).
+        steps: Physics steps since the level was built.
+        time: Level time in seconds (``steps * dt``).
+        won: Whether every goal has been reached.
+        messages: Lines to show on screen (see :meth:`say`).
+        status: A line the level rewrites as it likes (counters, scores), shown under the HUD.
+    """
+
+    title: ClassVar[str] = "Untitled level"
+    help: ClassVar[str] = ""
+    width: ClassVar[float] = 960.0
+    height: ClassVar[float] = 540.0
+    gravity: ClassVar[tuple[float, float]] = (0.0, -900.0)
+    camera: ClassVar[tuple[float, float, float, float] | None] = None
+    render_mode: ClassVar[str] = "liquid"
+    background: ClassVar[tuple[int, int, int, int]] = (14, 18, 30, 255)
+    fluid: ClassVar[dict[str, Any]] = {}
+    pour_material: ClassVar[int] = 0
+    window_size: ClassVar[tuple[int, int] | None] = None
+
+    def __init__(self) -> None:
+        self.world: Any = None
+        self._reset_script()
+
+    def _reset_script(self) -> None:
+        self.steps = 0
+        self.dt = 1.0 / 60.0
+        self.timers: list[Timer] = []
+        self.triggers: list[Trigger] = []
+        self.goals: list[Goal] = []
+        self.bindings: dict[str, KeyBinding] = {}
+        self.messages: list[Message] = []
+        self.status = ""
+        self.guides: list[tuple[tuple[float, float], tuple[float, float],
+                                tuple[int, int, int, int], float]] = []
+        self.won = False
+
+    # ------------------------------------------------------------------ metadata
+    def make_params(self) -> FluidParams:
+        """Fluid parameters for this level: the game preset at the level's size and gravity."""
+        overrides = dict(self.fluid)
+        overrides.setdefault("gravity", tuple(self.gravity))
+        return FluidParams.game(float(self.width), float(self.height), **overrides)
+
+    @property
+    def view_rect(self) -> tuple[float, float, float, float]:
+        """The world rectangle the camera shows."""
+        if self.camera is not None:
+            return tuple(float(v) for v in self.camera)  # type: ignore[return-value]
+        return (0.0, 0.0, float(self.width), float(self.height))
+
+    def preferred_window_size(self, max_size: tuple[int, int] = (1280, 720)) -> tuple[int, int]:
+        """Window size in pixels: ``window_size`` or the view rectangle scaled into ``max_size``."""
+        if self.window_size is not None:
+            return (int(self.window_size[0]), int(self.window_size[1]))
+        x0, y0, x1, y1 = self.view_rect
+        scale = min(max_size[0] / (x1 - x0), max_size[1] / (y1 - y0))
+        return (max(64, round((x1 - x0) * scale)), max(64, round((y1 - y0) * scale)))
+
+    @property
+    def time(self) -> float:
+        """Level time in seconds: whole steps times ``dt`` (no float drift)."""
+        return self.steps * self.dt
+
+    # ------------------------------------------------------------------ to override
+    def build(self, world: Any) -> None:
+        """Create the level's geometry, fluid, bodies and scripted events. Override this."""
+        raise NotImplementedError(f"{type(self).__name__} must define build(self, world)")
+
+    def update(self, world: Any, dt: float) -> None:
+        """Called after every physics step (after timers, triggers and goals). Optional."""
+
+    # ------------------------------------------------------------------ running
+    def start(self, world: Any) -> None:
+        """Reset the script state and ``build`` into ``world`` (the runner calls this)."""
+        self._reset_script()  # a rebuild starts from a clean script state
+        self.world = world
+        self.dt = float(world.fluid.params.dt)
+        self.build(world)
+
+    def advance(self, world: Any, dt: float | None = None) -> None:
+        """Count one step, then fire due timers, triggers and goals, then call ``update``.
+
+        Call once after each ``world.step()``. Exceptions from level code propagate.
+        """
+        if dt is not None:
+            self.dt = float(dt)
+        self.steps += 1
+        now = self.time
+        for timer in list(self.timers):
+            timer.poll(world, now)
+        self.timers = [t for t in self.timers if not t.done]
+        for trigger in list(self.triggers):
+            trigger.poll(world, self.steps)
+        self.triggers = [t for t in self.triggers if not t.done]
+        if self.goals and not self.won:
+            for goal in self.goals:
+                if goal.poll(world, self.steps, self.dt):
+                    self.say(goal.message, seconds=math.inf, big=True)
+            if all(g.reached for g in self.goals):
+                self.won = True
+        self.messages = [m for m in self.messages if m.until > now]
+        self.update(world, self.dt)
+
+    def press(self, key: str, world: Any | None = None) -> bool:
+        """Run the level's binding for ``key``; returns whether there was one."""
+        binding = self.bindings.get(normalize_key(key))
+        if binding is None:
+            return False
+        binding.action(world if world is not None else self.world)
+        return True
+
+    # ------------------------------------------------------------------ script helpers
+    def after(self, seconds: float, action: Action, *, name: str = "") -> Timer:
+        """Call ``action(world)`` once, ``seconds`` after now ("open the gate after 3 s")."""
+        timer = Timer(self.time + float(seconds), action, name=name)
+        self.timers.append(timer)
+        return timer
+
+    def every(
+        self, seconds: float, action: Action, *, start: float | None = None, name: str = ""
+    ) -> Timer:
+        """Call ``action(world)`` every ``seconds``, first at ``start`` s from now (default
+        ``seconds``)."""
+        first = self.time + (float(seconds) if start is None else float(start))
+        timer = Timer(first, action, every=float(seconds), name=name)
+        self.timers.append(timer)
+        return timer
+
+    def trigger(
+        self,
+        region: Region | Sequence[float],
+        action: Action,
+        *,
+        watch: Watch = "fluid",
+        material: int | None = None,
+        bodies: Sequence[Any] | None = None,
+        min_count: int = 1,
+        once: bool = True,
+        name: str = "",
+    ) -> Trigger:
+        """Call ``action(world)`` when fluid (or a body) enters ``region``.
+
+        Args:
+            region: A :class:`Rect`, :class:`Circle` or ``(x0, y0, x1, y1)``.
+            action: Called with the world.
+            watch: ``"fluid"`` or ``"bodies"``; giving ``bodies`` implies ``"bodies"``.
+            material: Fluid material to count (``None``: any).
+            bodies: Bodies or entity handles to watch (default: every dynamic body).
+            min_count: Particles (or bodies) needed inside.
+            once: Fire only the first time.
+            name: Label.
+        """
+        if bodies is not None:
+            watch = "bodies"
+        trig = Trigger(
+            region,  # type: ignore[arg-type]
+            action,
+            watch=watch,
+            material=material,
+            bodies=list(bodies) if bodies is not None else None,
+            min_count=min_count,
+            once=once,
+            name=name,
+        )
+        self.triggers.append(trig)
+        return trig
+
+    def faucet(
+        self,
+        position: tuple[float, float],
+        direction: tuple[float, float] = (0.0, -1.0),
+        speed: float = 100.0,
+        rate: float = 300.0,
+        material: int | str = 0,
+        width: float | None = None,
+    ) -> Any:
+        """A faucet: ``world.add_emitter`` with friendly defaults (straight down, 300/s).
+
+        Emits exactly ``rate`` particles per second of level time; switch it with
+        ``faucet.enabled``, steer it with ``faucet.direction`` / ``faucet.position``.
+        """
+        return self._world().add_emitter(position, direction, speed, rate, material, width)
+
+    def drain(self, region: Sequence[float]) -> Any:
+        """A drain: ``world.add_drain((x0, y0, x1, y1))``; ``drain.removed`` counts particles."""
+        return self._world().add_drain(tuple(region))
+
+    def _world(self) -> Any:
+        if self.world is None:
+            raise RuntimeError("the level has no world yet: call this from build() or later")
+        return self.world
+
+    def goal(
+        self,
+        check: Callable[[Any], float | bool],
+        message: str = "Level complete!",
+        *,
+        hold: float = 0.5,
+        on_reached: Action | None = None,
+    ) -> Goal:
+        """Add a win condition; ``check(world)`` returns progress in [0, 1] or a bool."""
+        g = Goal(check, message=message, hold=hold, on_reached=on_reached)
+        self.goals.append(g)
+        return g
+
+    def fill_goal(
+        self,
+        region: Region | Sequence[float],
+        particles: int,
+        message: str = "Level complete!",
+        *,
+        material: int | None = None,
+        hold: float = 0.5,
+        on_reached: Action | None = None,
+    ) -> FillGoal:
+        """Add a "fill the container" goal: ``particles`` fluid particles inside ``region``."""
+        g = FillGoal(
+            region, particles, material=material, message=message, hold=hold,
+            on_reached=on_reached,
+        )
+        self.goals.append(g)
+        return g
+
+    def bind(self, key: str, action: Action, help: str = "") -> KeyBinding:
+        """Bind a key (``"G"``, ``"ENTER"``, ``"LEFT"``, ...) to ``action(world)``.
+
+        Raises:
+            ValueError: For keys the player controls use (:data:`RESERVED_KEYS`).
+        """
+        name = normalize_key(key)
+        if name in RESERVED_KEYS:
+            raise ValueError(
+                f"key {name!r} is used by the player controls; pick another "
+                f"(reserved: {', '.join(sorted(RESERVED_KEYS))})"
+            )
+        binding = KeyBinding(name, action, help)
+        self.bindings[name] = binding
+        return binding
+
+    def say(self, text: str, seconds: float = 3.0, *, big: bool = False) -> Message:
+        """Show ``text`` on screen for ``seconds`` (``math.inf``: until the level restarts)."""
+        msg = Message(str(text), self.time + float(seconds), big)
+        self.messages.append(msg)
+        return msg
+
+    def guide_line(
+        self,
+        a: tuple[float, float],
+        b: tuple[float, float],
+        color: tuple[int, int, int, int] = (255, 255, 255, 170),
+        width: float = 2.0,
+    ) -> None:
+        """Draw a line in the world that nothing collides with (a fill line, a target)."""
+        self.guides.append(((float(a[0]), float(a[1])), (float(b[0]), float(b[1])),
+                            tuple(color), float(width)))  # type: ignore[arg-type]
+
+    @property
+    def key_help(self) -> str:
+        """``"G: open the gate  W: wave"`` from the bindings that have help text."""
+        return "  ".join(
+            f"{k.removeprefix('KEY_')}: {b.help}" for k, b in self.bindings.items() if b.help
+        )

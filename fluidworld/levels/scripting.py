@@ -1,0 +1,406 @@
+"""Scripted events for levels: regions, timers, triggers, goals, key bindings and messages.
+
+Everything here is evaluated once per physics step, *after* ``world.step()``, by
+:meth:`fluidworld.levels.Level.advance`. Time is counted in whole steps (``time = steps * dt``),
+never accumulated as a float sum, so "after 3 s" at 60 Hz is exactly the 180th step on every
+machine and every run.
+
+Callbacks (timer, trigger, goal and key actions) receive the world as their only argument. If
+one raises, the exception propagates to the caller of ``advance``: the play loop catches it,
+shows it on screen and keeps the physics running.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Action",
+    "Circle",
+    "FillGoal",
+    "Goal",
+    "KeyBinding",
+    "Message",
+    "Rect",
+    "Region",
+    "Timer",
+    "Trigger",
+    "as_region",
+    "count_bodies",
+    "count_fluid",
+    "normalize_key",
+]
+
+#: What timers, triggers, goals and keys call: ``action(world)``.
+Action = Callable[[Any], Any]
+
+#: Time slack when comparing step times with a timer's due time (float round-off only).
+_EPS = 1e-9
+
+
+class Region(Protocol):
+    """A 2D region that can say which points lie inside it (vectorised)."""
+
+    def contains(self, points: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+        """Per point, whether it lies inside."""
+        ...
+
+
+@dataclass(frozen=True)
+class Rect:
+    """An axis-aligned rectangle ``[x0, x1] x [y0, y1]`` in world units.
+
+    >>> Rect(0, 0, 10, 5).contains([(1, 1), (11, 1)]).tolist()
+    [True, False]
+    """
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def __post_init__(self) -> None:
+        for name in ("x0", "y0", "x1", "y1"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"Rect.{name} must be finite, got {getattr(self, name)!r}")
+        if self.x1 <= self.x0 or self.y1 <= self.y0:
+            raise ValueError(f"empty Rect ({self.x0}, {self.y0})-({self.x1}, {self.y1})")
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """The rectangle's centre."""
+        return (0.5 * (self.x0 + self.x1), 0.5 * (self.y0 + self.y1))
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """``(width, height)``."""
+        return (self.x1 - self.x0, self.y1 - self.y0)
+
+    def contains(self, points: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+        """Per point, whether it lies inside (edges included)."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        x, y = p[:, 0], p[:, 1]
+        return (x >= self.x0) & (x <= self.x1) & (y >= self.y0) & (y <= self.y1)
+
+
+@dataclass(frozen=True)
+class Circle:
+    """A disc of ``radius`` around ``(cx, cy)``.
+
+    >>> Circle(0, 0, 2).contains([(1, 1), (2, 2)]).tolist()
+    [True, False]
+    """
+
+    cx: float
+    cy: float
+    radius: float
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.radius) and self.radius > 0):
+            raise ValueError(f"Circle.radius must be > 0, got {self.radius!r}")
+
+    def contains(self, points: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+        """Per point, whether it lies inside (boundary included)."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        d2 = (p[:, 0] - self.cx) ** 2 + (p[:, 1] - self.cy) ** 2
+        return d2 <= self.radius * self.radius
+
+
+def as_region(region: Region | Sequence[float]) -> Region:
+    """Accept a region object or a plain ``(x0, y0, x1, y1)`` rectangle tuple."""
+    if hasattr(region, "contains"):
+        return region  # type: ignore[return-value]
+    values = tuple(float(v) for v in region)  # type: ignore[union-attr]
+    if len(values) != 4:
+        raise ValueError(f"a region must be a Rect, a Circle or (x0, y0, x1, y1), got {region!r}")
+    return Rect(*values)
+
+
+def normalize_key(key: str) -> str:
+    """Canonical key name: upper case, no spaces (``"g"`` -> ``"G"``, ``"f2"`` -> ``"F2"``).
+
+    Names follow ``arcade.key`` (``"SPACE"``, ``"ENTER"``, ``"LEFT"``, ``"KEY_1"``); a single
+    digit is accepted and becomes ``"KEY_1"``.
+
+    >>> normalize_key("g"), normalize_key("1"), normalize_key(" space ")
+    ('G', 'KEY_1', 'SPACE')
+    """
+    if not isinstance(key, str) or not key.strip():
+        raise ValueError(f"key must be a non-empty name like 'G' or 'SPACE', got {key!r}")
+    name = key.strip().upper().replace(" ", "_")
+    if len(name) == 1 and name.isdigit():
+        name = f"KEY_{name}"
+    return name
+
+
+# --------------------------------------------------------------------------------------- timers
+@dataclass
+class Timer:
+    """Calls ``action(world)`` at ``at`` seconds of level time, and then every ``every`` seconds.
+
+    A timer fires on the first step whose end time reaches its due time. Created with
+    :meth:`Level.after` / :meth:`Level.every`.
+
+    Attributes:
+        at: Level time (s) of the first firing.
+        action: Called with the world.
+        every: Repeat period (s), or ``None`` for a one-shot timer.
+        name: Label for messages and debugging.
+        fired: How many times it has fired.
+        cancelled: Set by :meth:`cancel`; a cancelled timer never fires again.
+    """
+
+    at: float
+    action: Action
+    every: float | None = None
+    name: str = ""
+    fired: int = 0
+    cancelled: bool = False
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.at) or self.at < 0:
+            raise ValueError(f"timer time must be >= 0, got {self.at!r}")
+        if self.every is not None and not (math.isfinite(self.every) and self.every > 0):
+            raise ValueError(f"timer period must be > 0, got {self.every!r}")
+        self._due = float(self.at)
+
+    @property
+    def done(self) -> bool:
+        """Whether it will never fire again."""
+        return self.cancelled or (self.every is None and self.fired > 0)
+
+    def cancel(self) -> None:
+        """Stop the timer."""
+        self.cancelled = True
+
+    def poll(self, world: Any, time: float) -> bool:
+        """Fire if due at level time ``time``; returns whether it fired."""
+        if self.done or time + _EPS < self._due:
+            return False
+        self.fired += 1
+        if self.every is not None:
+            # next due time from the schedule, not from "now": no drift
+            self._due = self.at + self.fired * self.every
+        self.action(world)
+        return True
+
+
+# ------------------------------------------------------------------------------------- triggers
+Watch = Literal["fluid", "bodies"]
+
+
+@dataclass
+class Trigger:
+    """Calls ``action(world)`` when fluid or a body enters a region.
+
+    The condition is evaluated once per step. A trigger fires on the step where the condition
+    becomes true (an edge); with ``once=True`` (the default) it then retires.
+
+    Attributes:
+        region: Where to look.
+        action: Called with the world.
+        watch: ``"fluid"`` (fluid particles) or ``"bodies"`` (body centres).
+        material: Only count fluid particles of this material id (``None``: any).
+        bodies: Only these bodies (pymunk bodies or entity handles with ``.body``); ``None``
+            means any dynamic body in the world's space.
+        min_count: How many particles (or bodies) must be inside.
+        once: Fire at most once.
+        name: Label.
+        fired: How many times it has fired.
+        step_fired: Level step of the last firing (``-1`` if never).
+    """
+
+    region: Region
+    action: Action
+    watch: Watch = "fluid"
+    material: int | None = None
+    bodies: list[Any] | None = None
+    min_count: int = 1
+    once: bool = True
+    name: str = ""
+    fired: int = 0
+    step_fired: int = -1
+    _inside: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.watch not in ("fluid", "bodies"):
+            raise ValueError(f"watch must be 'fluid' or 'bodies', got {self.watch!r}")
+        if self.min_count < 1:
+            raise ValueError(f"min_count must be >= 1, got {self.min_count}")
+        self.region = as_region(self.region)
+
+    @property
+    def done(self) -> bool:
+        """Whether it will never fire again."""
+        return self.once and self.fired > 0
+
+    def count(self, world: Any) -> int:
+        """How many watched things are inside the region now."""
+        if self.watch == "fluid":
+            return count_fluid(world, self.region, self.material)
+        return count_bodies(world, self.region, self.bodies)
+
+    def poll(self, world: Any, step: int) -> bool:
+        """Evaluate at level step ``step``; fire on a rising edge. Returns whether it fired."""
+        if self.done:
+            return False
+        inside = self.count(world) >= self.min_count
+        rising = inside and not self._inside
+        self._inside = inside
+        if not rising:
+            return False
+        self.fired += 1
+        self.step_fired = step
+        self.action(world)
+        return True
+
+
+def count_fluid(world: Any, region: Region, material: int | None = None) -> int:
+    """Number of fluid particles of ``material`` (any if ``None``) inside ``region``."""
+    fluid = world.fluid
+    pos = fluid.positions
+    if len(pos) == 0:
+        return 0
+    inside = region.contains(pos)
+    if material is not None:
+        inside &= fluid.materials == material
+    return int(np.count_nonzero(inside))
+
+
+def _body_of(item: Any) -> Any:
+    return getattr(item, "body", item)
+
+
+def count_bodies(world: Any, region: Region, bodies: Iterable[Any] | None = None) -> int:
+    """Number of bodies (given, or every dynamic body in the space) whose centre is inside."""
+    if bodies is None:
+        import pymunk
+
+        items = [b for b in world.space.bodies if b.body_type == pymunk.Body.DYNAMIC]
+    else:
+        items = [_body_of(b) for b in bodies]
+    if not items:
+        return 0
+    centres = np.array([(float(b.position.x), float(b.position.y)) for b in items])
+    return int(np.count_nonzero(region.contains(centres)))
+
+
+# ---------------------------------------------------------------------------------------- goals
+@dataclass
+class Goal:
+    """A win condition: ``check(world)`` returns progress in [0, 1] (or a bool).
+
+    The goal is reached once progress has stayed at 1 for ``hold`` seconds; then ``on_reached``
+    is called with the world (once) and the level shows ``message``.
+
+    Attributes:
+        check: Progress function.
+        message: Shown when reached.
+        hold: Seconds the condition must hold (filters out a splash passing through).
+        on_reached: Optional callback.
+        progress: Last evaluated progress.
+        reached: Whether the goal has been reached.
+        step_reached: Level step at which it was reached (``-1`` if not yet).
+    """
+
+    check: Callable[[Any], float | bool]
+    message: str = "Level complete!"
+    hold: float = 0.5
+    on_reached: Action | None = None
+    progress: float = 0.0
+    reached: bool = False
+    step_reached: int = -1
+    _held: float = field(default=0.0, repr=False)
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.hold) and self.hold >= 0):
+            raise ValueError(f"hold must be >= 0, got {self.hold!r}")
+
+    def poll(self, world: Any, step: int, dt: float) -> bool:
+        """Evaluate after a step of ``dt``; returns True on the step the goal is reached."""
+        if self.reached:
+            return False
+        self.progress = float(min(max(float(self.check(world)), 0.0), 1.0))
+        self._held = self._held + dt if self.progress >= 1.0 else 0.0
+        if self.progress < 1.0 or self._held + _EPS < self.hold:
+            return False
+        self.reached = True
+        self.step_reached = step
+        if self.on_reached is not None:
+            self.on_reached(world)
+        return True
+
+
+class FillGoal(Goal):
+    """"Fill the bucket to the line": at least ``particles`` fluid particles inside ``region``.
+
+    Use :meth:`particles_to_fill` to convert a fill height into a particle count.
+
+    Args:
+        region: The part of the container that must be full (e.g. below the line).
+        particles: How many particles count as full.
+        material: Only count this material (``None``: any).
+        message: Shown when reached.
+        hold: Seconds the level must stay full.
+        on_reached: Optional callback.
+    """
+
+    def __init__(
+        self,
+        region: Region | Sequence[float],
+        particles: int,
+        *,
+        material: int | None = None,
+        message: str = "Level complete!",
+        hold: float = 0.5,
+        on_reached: Action | None = None,
+    ) -> None:
+        if particles < 1:
+            raise ValueError(f"particles must be >= 1, got {particles}")
+        self.region = as_region(region)
+        self.particles = int(particles)
+        self.material = material
+        super().__init__(self._progress, message=message, hold=hold, on_reached=on_reached)
+
+    def _progress(self, world: Any) -> float:
+        return count_fluid(world, self.region, self.material) / self.particles
+
+    @staticmethod
+    def particles_to_fill(world: Any, area: float, fraction: float = 0.85) -> int:
+        """Particles in ``area`` world units² at ``fraction`` of rest density (``gamma / a0²``).
+
+        A free surface is never packed at full density, hence the default 0.85.
+        """
+        p = world.fluid.params
+        return max(1, int(fraction * area / p.particle_area))
+
+
+# ------------------------------------------------------------------------------- keys, messages
+@dataclass(frozen=True)
+class KeyBinding:
+    """A level key: pressing ``key`` calls ``action(world)``.
+
+    Attributes:
+        key: Canonical key name (see :func:`normalize_key`).
+        action: Called with the world.
+        help: One-line description for the on-screen help.
+    """
+
+    key: str
+    action: Action
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A line of text the level shows on screen until level time ``until`` (inf: forever)."""
+
+    text: str
+    until: float = math.inf
+    big: bool = False
