@@ -1,0 +1,898 @@
+"""Playing and rendering levels with arcade: the ``Game`` controller, its window, headless output.
+
+The split follows arcade's own examples: :class:`PlayWindow` is a thin ``arcade.Window`` that
+forwards events; :class:`Game` holds the logic (input -> world actions, drawing, HUD) and takes
+any window, so tests drive it with a hidden headless one and synthetic mouse and key events.
+
+Physics runs in ``on_fixed_update`` at the level's ``dt`` (1/60 s), independent of the frame
+rate. If a step takes longer than ``dt`` the game slows down instead of spiralling: fixed updates
+that are more than :data:`MAX_LAG` behind are dropped.
+
+This is the only module of :mod:`fluidworld.levels` that imports arcade.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import arcade
+import numpy as np
+import numpy.typing as npt
+import pymunk
+
+from ..render import (
+    BodySprites,
+    DebugOverlay,
+    FluidRenderer,
+    GridCollider,
+    LiquidStyle,
+    SplashSystem,
+)
+from ..render.offscreen import offscreen_window, read_pixels
+from .base import Level
+from .loader import LevelSession
+
+__all__ = [
+    "Game",
+    "PlayWindow",
+    "ProgressBar",
+    "RenderResult",
+    "ShapeLayer",
+    "play",
+    "render_level",
+]
+
+#: Fixed updates further behind than this (s) are dropped: slow motion rather than a spiral.
+MAX_LAG = 0.1
+#: Default maximum image size of ``render_level`` when the level does not say.
+RENDER_MAX = (960, 540)
+GIF_MAX = (720, 405)
+
+PLAYER_HELP = (
+    "LMB drag/throw  RMB pour  1-4 material  C crate  B ball  SPACE pause  N step  "
+    "R reset  F5 reload  D debug  F field  M look  H help  ESC quit"
+)
+
+#: How a texture sits on its body: ``(width factor, height factor, x offset, y offset)`` relative
+#: to the body's local bounding box. The boat texture is hull (lower half) plus cabin (upper
+#: half), so the physical hull fills the lower half of the sprite.
+SPRITE_LAYOUT: dict[str, tuple[float, float, float, float]] = {"boat": (1.0, 2.0, 0.0, 0.5)}
+
+STATIC_COLOR = (72, 78, 96, 255)
+KINEMATIC_COLOR = (150, 112, 70, 255)
+DYNAMIC_COLOR = (190, 190, 200, 255)
+ERROR_COLOR = (255, 110, 100, 255)
+HUD_COLOR = (225, 230, 240, 255)
+
+
+# ------------------------------------------------------------------------------ drawing helpers
+class ShapeLayer:
+    """Draws the shapes that have no sprite: walls, floors, gates, plain bodies.
+
+    A few dozen shapes per frame through arcade's immediate-mode draw functions; segments are
+    drawn as capsules (their radius is the wall's half thickness).
+
+    Args:
+        world: The world whose ``space`` is drawn.
+        skip: Shapes never drawn (the world's invisible bounds).
+    """
+
+    def __init__(self, world: Any, skip: tuple[pymunk.Shape, ...] = ()) -> None:
+        self.world = world
+        self.skip = set(skip)
+
+    def draw(self, sprited: set[pymunk.Body]) -> None:
+        """Draw every shape whose body is not in ``sprited``."""
+        for shape in self.world.space.shapes:
+            body = shape.body
+            if shape in self.skip or body is None or body in sprited or shape.sensor:
+                continue
+            if body.body_type == pymunk.Body.STATIC:
+                color = STATIC_COLOR
+            elif body.body_type == pymunk.Body.KINEMATIC:
+                color = KINEMATIC_COLOR
+            else:
+                color = DYNAMIC_COLOR
+            _draw_shape(shape, color)
+
+
+def _draw_shape(shape: pymunk.Shape, color: tuple[int, int, int, int]) -> None:
+    body = shape.body
+    if isinstance(shape, pymunk.Segment):
+        a = body.local_to_world(shape.a)
+        b = body.local_to_world(shape.b)
+        r = max(float(shape.radius), 1.0)
+        d = b - a
+        length = d.length
+        if length > 1e-9:
+            n = d.perpendicular_normal() * r
+            arcade.draw_polygon_filled(
+                [(a.x + n.x, a.y + n.y), (b.x + n.x, b.y + n.y), (b.x - n.x, b.y - n.y),
+                 (a.x - n.x, a.y - n.y)], color)
+        arcade.draw_circle_filled(a.x, a.y, r, color)
+        arcade.draw_circle_filled(b.x, b.y, r, color)
+    elif isinstance(shape, pymunk.Poly):
+        pts = [body.local_to_world(v) for v in shape.get_vertices()]
+        arcade.draw_polygon_filled([(p.x, p.y) for p in pts], color)
+    elif isinstance(shape, pymunk.Circle):
+        c = body.local_to_world(shape.offset)
+        arcade.draw_circle_filled(c.x, c.y, float(shape.radius), color)
+
+
+def fit_camera(
+    camera: arcade.Camera2D, rect: tuple[float, float, float, float], size: tuple[int, int]
+) -> None:
+    """Point ``camera`` at the world rectangle ``rect``, scaled to fit a ``size`` viewport."""
+    x0, y0, x1, y1 = rect
+    w, h = max(size[0], 1), max(size[1], 1)
+    camera.position = (0.5 * (x0 + x1), 0.5 * (y0 + y1))
+    camera.zoom = min(w / (x1 - x0), h / (y1 - y0))
+
+
+# ------------------------------------------------------------------------------ the controller
+class Game:
+    """The game logic of ``fluidworld play``: input -> world actions, drawing, HUD.
+
+    Works with any arcade window (a visible one from :class:`PlayWindow`, or a hidden headless
+    one in tests and in :func:`render_level`).
+
+    Args:
+        session: The level session (world, level, errors, reload).
+        window: The window to draw into (for its size and default camera).
+        mode: Fluid look, ``"liquid"`` or ``"sprites"``; default: the level's.
+        debug: Start with the debug overlay on.
+        hud: Draw the HUD line (particles, bodies, ms/step, FPS).
+        show_help: Draw the help line.
+        splashes: Spawn and draw splash particles.
+
+    Attributes:
+        pour_rate: Particles per second the right mouse button pours.
+        pour_material: Material id poured.
+        ms_per_step: Smoothed wall time of a physics step (ms).
+        fps: Smoothed frames per second of ``draw``.
+    """
+
+    def __init__(
+        self,
+        session: LevelSession,
+        window: arcade.Window,
+        *,
+        mode: str | None = None,
+        debug: bool = False,
+        hud: bool = True,
+        show_help: bool = True,
+        splashes: bool = True,
+    ) -> None:
+        self.session = session
+        self.window = window
+        self.requested_mode = mode
+        self.debug_on = debug
+        self.hud = hud
+        self.show_help = show_help
+        self.splashes_on = splashes
+        self.pour_rate = 900.0
+        self.pour_speed = 250.0
+        self.pour_width = 24.0
+        self.pour_material: int | None = None
+        self.ms_per_step = 0.0
+        self.fps = 0.0
+        self.camera = arcade.Camera2D(window=window)
+        self.mouse_screen = (0.0, 0.0)
+        self.mouse_world = (0.0, 0.0)
+        self.mouse_body = pymunk.Body(body_type=pymunk.Body.KINEMATIC)
+        self.grab: pymunk.PivotJoint | None = None
+        self.grabbed: pymunk.Body | None = None
+        self.pour_emitter: Any = None
+        self._world: Any = None
+        self._last_draw: float | None = None
+        self._texts: dict[str, arcade.Text] = {}
+        self._bind_world()
+
+    # ------------------------------------------------------------------ world binding
+    @property
+    def world(self) -> Any:
+        """The running world."""
+        return self.session.world
+
+    @property
+    def level(self) -> Level | None:
+        """The running level."""
+        return self.session.level
+
+    def _bind_world(self) -> None:
+        """(Re)create the world-bound drawing objects after a (re)load."""
+        world = self.session.world
+        if world is self._world:
+            return
+        self._release_grab()
+        self.pour_emitter = None
+        if self._world is not None:
+            self.fluid_renderer.release()
+        self._world = world
+        level = self.session.level
+        mode = self.requested_mode or (level.render_mode if level is not None else "liquid")
+        old_mode = getattr(self, "fluid_renderer", None)
+        if old_mode is not None and self.requested_mode is None:
+            mode = old_mode.mode  # keep the player's choice across reloads
+        self.fluid_renderer = FluidRenderer(
+            world.fluid, mode=mode, liquid=LiquidStyle(opacity=0.72)  # type: ignore[arg-type]
+        )
+        self.splashes = SplashSystem(capacity=2048)
+        self.sprites = BodySprites()
+        self._sprite_ids: dict[int, pymunk.Body] = {}
+        self.shapes = ShapeLayer(world, getattr(world, "bounds", ()))
+        self.debug = DebugOverlay(world.fluid, enabled=self.debug_on)
+        self.resize(*self.window.get_size())
+
+    def resize(self, width: int, height: int) -> None:
+        """Fit the level's view into a ``width`` x ``height`` window."""
+        self.camera = arcade.Camera2D(window=self.window)
+        rect = self.level.view_rect if self.level is not None else (
+            0.0, 0.0, float(self.world.fluid.params.width), float(self.world.fluid.params.height))
+        fit_camera(self.camera, rect, (width, height))
+
+    def screen_to_world(self, x: float, y: float) -> tuple[float, float]:
+        """Window pixel -> world point."""
+        p = self.camera.unproject((x, y))
+        return (float(p[0]), float(p[1]))
+
+    def world_to_screen(self, x: float, y: float) -> tuple[float, float]:
+        """World point -> window pixel."""
+        p = self.camera.project((x, y))
+        return (float(p[0]), float(p[1]))
+
+    # ------------------------------------------------------------------ stepping
+    def fixed_update(self, dt: float) -> bool:
+        """One fixed-rate update: mouse body, pouring, one physics step (unless paused).
+
+        Returns:
+            Whether the physics stepped.
+        """
+        self._bind_world()
+        self._move_mouse_body(dt)
+        if self.session.paused:
+            return False
+        return self._step()
+
+    def single_step(self) -> bool:
+        """Advance one physics step while paused (the N key)."""
+        self._bind_world()
+        self.session.paused = True
+        return self._step(force=True)
+
+    def _step(self, force: bool = False) -> bool:
+        t0 = time.perf_counter()
+        stepped = self.session.step(force=force)
+        if not stepped:
+            return False
+        ms = (time.perf_counter() - t0) * 1e3
+        self.ms_per_step = ms if self.ms_per_step == 0.0 else 0.9 * self.ms_per_step + 0.1 * ms
+        if self.session.world is not self._world:  # a script rebuilt the world
+            self._bind_world()
+            return True
+        if self.splashes_on:
+            fluid = self.world.fluid
+            self.splashes.spawn_from(fluid)
+            self.splashes.step(fluid.params.dt, fluid.params.gravity,
+                               GridCollider.from_fluid(fluid))
+        return True
+
+    # ------------------------------------------------------------------ mouse
+    def on_mouse_motion(self, x: float, y: float, dx: float = 0.0, dy: float = 0.0) -> None:
+        """Track the pointer (drag target and pour position)."""
+        self.mouse_screen = (float(x), float(y))
+        self.mouse_world = self.screen_to_world(x, y)
+        if self.pour_emitter is not None:
+            self.pour_emitter.position = self._clamp_to_domain(self.mouse_world)
+
+    def on_mouse_press(self, x: float, y: float, button: int, modifiers: int = 0) -> None:
+        """Left: grab the body under the pointer. Right: start pouring."""
+        self._bind_world()
+        self.on_mouse_motion(x, y)
+        if button == arcade.MOUSE_BUTTON_LEFT:
+            self._try_grab(self.mouse_world)
+        elif button == arcade.MOUSE_BUTTON_RIGHT:
+            self._start_pour()
+
+    def on_mouse_release(self, x: float, y: float, button: int, modifiers: int = 0) -> None:
+        """Left: throw (release the grab). Right: stop pouring."""
+        self.on_mouse_motion(x, y)
+        if button == arcade.MOUSE_BUTTON_LEFT:
+            self._release_grab()
+        elif button == arcade.MOUSE_BUTTON_RIGHT:
+            self._stop_pour()
+
+    def _try_grab(self, p: tuple[float, float]) -> bool:
+        space = self.world.space
+        hit = space.point_query_nearest(p, 6.0, pymunk.ShapeFilter())
+        if hit is None or hit.shape is None or hit.shape.body is None:
+            return False
+        body = hit.shape.body
+        if body.body_type != pymunk.Body.DYNAMIC:
+            return False
+        self._release_grab()
+        self.mouse_body.position = p
+        self.mouse_body.velocity = (0.0, 0.0)
+        anchor = body.world_to_local(hit.point if hit.distance > 0 else p)
+        joint = pymunk.PivotJoint(self.mouse_body, body, (0.0, 0.0), anchor)
+        g = math.hypot(*self.world.fluid.params.gravity) or 900.0
+        joint.max_force = 30.0 * body.mass * g
+        joint.error_bias = (1.0 - 0.25) ** 60
+        space.add(joint)
+        self.grab, self.grabbed = joint, body
+        return True
+
+    def _release_grab(self) -> None:
+        if self.grab is not None and self._world is not None:
+            if self.grab in self._world.space.constraints:
+                self._world.space.remove(self.grab)
+            body = self.grabbed
+            if body is not None:  # a throw, but not a bullet that tunnels through walls
+                v = body.velocity
+                vmax = 40.0 * float(self._world.fluid.params.a0)
+                if v.length > vmax:
+                    body.velocity = v * (vmax / v.length)
+        self.grab = None
+        self.grabbed = None
+
+    def _move_mouse_body(self, dt: float) -> None:
+        if self.grab is None:
+            return
+        target = pymunk.Vec2d(*self.mouse_world)
+        self.mouse_body.velocity = (target - self.mouse_body.position) / max(dt, 1e-6)
+        self.mouse_body.position = target
+
+    def _clamp_to_domain(self, p: tuple[float, float]) -> tuple[float, float]:
+        params = self.world.fluid.params
+        return (min(max(p[0], 0.0), params.width), min(max(p[1], 0.0), params.height))
+
+    def _start_pour(self) -> None:
+        if self.pour_emitter is not None:
+            return
+        level = self.level
+        material = self.pour_material
+        if material is None:
+            material = level.pour_material if level is not None else 0
+        self.pour_emitter = self.world.add_emitter(
+            self._clamp_to_domain(self.mouse_world), (0.0, -1.0), self.pour_speed,
+            self.pour_rate, material, self.pour_width,
+        )
+
+    def _stop_pour(self) -> None:
+        if self.pour_emitter is not None:
+            if self.pour_emitter in self.world:
+                self.world.remove(self.pour_emitter)
+            self.pour_emitter = None
+
+    # ------------------------------------------------------------------ keys
+    def on_key_press(self, symbol: int, modifiers: int = 0) -> None:
+        """Player keys first, then the level's bindings."""
+        self._bind_world()
+        k = arcade.key
+        actions: dict[int, Callable[[], Any]] = {
+            k.SPACE: self.toggle_pause,
+            k.N: self.single_step,
+            k.R: self.reset,
+            k.F5: self.reload,
+            k.D: self.toggle_debug,
+            k.F: lambda: self.debug.cycle_field(),
+            k.M: lambda: self.fluid_renderer.toggle_mode(),
+            k.H: self.toggle_help,
+            k.C: lambda: self.spawn("crate"),
+            k.B: lambda: self.spawn("ball"),
+            k.ESCAPE: self.window.close,
+        }
+        for i, key in enumerate((k.KEY_1, k.KEY_2, k.KEY_3, k.KEY_4)):
+            actions[key] = lambda m=i: self.set_pour_material(m)
+        action = actions.get(symbol)
+        if action is not None:
+            action()
+            return
+        level = self.level
+        if level is None:
+            return
+        for name in list(level.bindings):
+            if getattr(arcade.key, name, None) == symbol:
+                self.session.press(name)
+                return
+
+    def toggle_pause(self) -> bool:
+        """Pause or resume; returns the new paused state."""
+        self.session.paused = not self.session.paused
+        return self.session.paused
+
+    def reset(self) -> None:
+        """Rebuild the level from the loaded class."""
+        self._release_grab()
+        self.pour_emitter = None
+        self.session.reset()
+        self._bind_world()
+
+    def reload(self) -> bool:
+        """Re-read the level file and rebuild (F5). The old level keeps running on error."""
+        self._release_grab()
+        self._stop_pour()
+        ok = self.session.reload()
+        self._bind_world()
+        return ok
+
+    def toggle_debug(self) -> bool:
+        """Show or hide the debug overlay."""
+        self.debug_on = self.debug.toggle()
+        return self.debug_on
+
+    def toggle_help(self) -> bool:
+        """Show or hide the help line."""
+        self.show_help = not self.show_help
+        return self.show_help
+
+    def set_pour_material(self, material: int) -> None:
+        """Choose the material the right button pours (if the world has it)."""
+        if 0 <= material < len(self.world.fluid.material_table):
+            self.pour_material = material
+            if self.pour_emitter is not None:
+                self.pour_emitter.material = material
+
+    def spawn(self, what: str) -> Any:
+        """Drop a crate or a ball at the pointer (C / B keys)."""
+        x, y = self._clamp_to_domain(self.mouse_world)
+        a0 = float(self.world.fluid.params.a0)
+        x = min(max(x, 4 * a0), self.world.fluid.params.width - 4 * a0)
+        y = min(max(y, 4 * a0), self.world.fluid.params.height - 4 * a0)
+        if what == "ball":
+            return self.world.add_ball((x, y), 2.0 * a0, density=0.5, sprite="ball")
+        return self.world.add_box((x, y), (4.0 * a0, 4.0 * a0), density=0.5, sprite="crate")
+
+    # ------------------------------------------------------------------ drawing
+    def _sync_sprites(self) -> set[pymunk.Body]:
+        from ..world import BodyHandle
+
+        live: dict[int, pymunk.Body] = {}
+        for e in self.world.entities:
+            if isinstance(e, BodyHandle) and e.sprite and e.body.body_type != pymunk.Body.STATIC:
+                live[e.id] = e.body
+                if e.id not in self._sprite_ids:
+                    w, h = e.size
+                    fw, fh, ox, oy = SPRITE_LAYOUT.get(e.sprite, (1.0, 1.0, 0.0, 0.0))
+                    try:
+                        self.sprites.add(e.body, e.sprite, max(w * fw, 1.0), max(h * fh, 1.0),
+                                         offset=(ox * w, oy * h))
+                    except (FileNotFoundError, ValueError):
+                        continue
+        for eid, body in list(self._sprite_ids.items()):
+            if eid not in live:
+                self.sprites.remove(body)
+        self._sprite_ids = {eid: b for eid, b in live.items()
+                            if self.sprites.sprite_for(b) is not None}
+        self.sprites.sync()
+        return set(self._sprite_ids.values())
+
+    def draw(self) -> None:
+        """Draw the world, the overlays and the HUD into the window."""
+        now = time.perf_counter()
+        if self._last_draw is not None:
+            frame = max(now - self._last_draw, 1e-6)
+            self.fps = 1.0 / frame if self.fps == 0.0 else 0.9 * self.fps + 0.1 / frame
+        self._last_draw = now
+        self._bind_world()
+        level = self.level
+        bg = level.background if level is not None else Level.background
+        self.window.clear(color=bg)
+        self.camera.use()
+        self._draw_world_frame()
+        sprited = self._sync_sprites()
+        # bodies first, then the translucent water over them: what is under water looks it
+        self.sprites.draw()
+        self.fluid_renderer.draw()
+        self.shapes.draw(sprited)
+        self._draw_fixtures()
+        if level is not None:
+            for a, b, color, width in level.guides:
+                arcade.draw_line(a[0], a[1], b[0], b[1], color, width)
+        if self.splashes_on:
+            self.splashes.draw()
+        if self.grab is not None and self.grabbed is not None:
+            a = self.grabbed.local_to_world(self.grab.anchor_b)
+            arcade.draw_line(a.x, a.y, self.mouse_world[0], self.mouse_world[1],
+                             (255, 230, 120, 255), 2)
+        self.debug.draw(self.world.profile if self.debug_on else None)
+        self.window.default_camera.use()
+        self._draw_overlay()
+
+    def _draw_world_frame(self) -> None:
+        p = self.world.fluid.params
+        arcade.draw_lrbt_rectangle_outline(0, p.width, 0, p.height, (40, 46, 62, 255), 2)
+
+    def _draw_fixtures(self) -> None:
+        """Drains as dark grates, emitters as nozzles pointing along their jet."""
+        from ..world import Drain, Emitter
+
+        for e in self.world.entities:
+            if isinstance(e, Drain):
+                x0, y0, x1, y1 = e.rect
+                arcade.draw_lrbt_rectangle_filled(x0, x1, y0, y1, (24, 28, 38, 255))
+                for x in np.arange(x0 + 4.0, x1 - 2.0, 8.0):
+                    arcade.draw_line(x, y0, x, y1, (70, 76, 92, 255), 2)
+            elif isinstance(e, Emitter) and e is not self.pour_emitter:
+                (px, py), (dx, dy) = e.position, e.direction
+                half = 0.5 * e.width + 4.0
+                back = 18.0
+                nx, ny = -dy * half, dx * half
+                bx, by = px - dx * back, py - dy * back
+                color = (150, 156, 172, 255) if e.enabled else (96, 100, 112, 255)
+                arcade.draw_polygon_filled(
+                    [(bx + nx, by + ny), (px + nx, py + ny), (px - nx, py - ny),
+                     (bx - nx, by - ny)], color)
+
+    def _text(self, key: str, **kwargs: Any) -> arcade.Text:
+        t = self._texts.get(key)
+        if t is None:
+            t = arcade.Text("", 0, 0, **kwargs)
+            self._texts[key] = t
+        return t
+
+    def hud_text(self) -> str:
+        """The HUD line: title, particles, bodies, ms/step, FPS, state."""
+        world = self.world
+        bodies = sum(1 for b in world.space.bodies if b.body_type == pymunk.Body.DYNAMIC)
+        state = "  PAUSED" if self.session.paused else ""
+        return (f"{self.session.title}   particles {world.fluid.count}   bodies {bodies}   "
+                f"{self.ms_per_step:.1f} ms/step   {self.fps:.0f} FPS{state}")
+
+    def help_text(self) -> str:
+        """The help lines: player controls, then the level's help and keys."""
+        lines = [PLAYER_HELP]
+        level = self.level
+        if level is not None:
+            extra = "  ".join(s for s in (level.help, level.key_help) if s)
+            if extra:
+                lines.append(extra)
+        return "\n".join(lines)
+
+    def _draw_overlay(self) -> None:
+        w, h = self.window.get_size()
+        margin = 8
+        if self.hud:
+            t = self._text("hud", color=HUD_COLOR, font_size=11, anchor_y="top")
+            t.text = self.hud_text()
+            t.position = (margin, h - margin)
+            t.draw()
+        if self.show_help:
+            t = self._text("help", color=(200, 205, 220, 255), font_size=10, multiline=True,
+                           width=max(w - 2 * margin, 50), anchor_y="bottom")
+            t.text = self.help_text()
+            t.position = (margin, margin)
+            t.draw()
+        level = self.level
+        if level is not None and level.status:
+            t = self._text("status", color=(190, 225, 255, 255), font_size=12, anchor_y="top")
+            t.text = level.status
+            t.position = (margin, h - margin - (22 if self.hud else 0))
+            t.draw()
+        if level is not None and level.messages:
+            small = [m.text for m in level.messages if not m.big]
+            big = [m.text for m in level.messages if m.big]
+            if small:
+                t = self._text("msg", color=(255, 240, 200, 255), font_size=14,
+                               anchor_x="center", anchor_y="top")
+                t.text = "   ".join(small)
+                t.position = (w / 2, h - 56)
+                t.draw()
+            if big:
+                t = self._text("big", color=(255, 235, 120, 255), font_size=28, bold=True,
+                               anchor_x="center", anchor_y="center")
+                t.text = big[-1]
+                t.position = (w / 2, h * 0.62)
+                t.draw()
+        error = self.session.error
+        if error is not None:
+            box_h = 70
+            arcade.draw_lrbt_rectangle_filled(0, w, h - 30 - box_h, h - 26, (60, 10, 12, 220))
+            t = self._text("err", color=ERROR_COLOR, font_size=12, multiline=True,
+                           width=max(w - 2 * margin, 50), anchor_y="top")
+            t.text = f"Level error (edit the file, then F5 to reload):\n{error}"
+            t.position = (margin, h - 30)
+            t.draw()
+
+
+# ------------------------------------------------------------------------------ the window
+class PlayWindow(arcade.Window):
+    """An arcade window that plays a level through a :class:`Game`.
+
+    Args:
+        session: The level session.
+        size: Window size; default: the level's preferred size.
+        mode: Fluid look (default: the level's).
+        watch: Reload the level when its file changes.
+        debug: Start with the debug overlay.
+        visible: Show the window (``False`` for tests).
+    """
+
+    def __init__(
+        self,
+        session: LevelSession,
+        *,
+        size: tuple[int, int] | None = None,
+        mode: str | None = None,
+        watch: bool = False,
+        debug: bool = False,
+        visible: bool = True,
+    ) -> None:
+        level = session.level or Level()
+        w, h = size or level.preferred_window_size()
+        dt = float(session.world.fluid.params.dt)
+        super().__init__(w, h, f"fluidworld - {session.title}", resizable=True,
+                         antialiasing=False, update_rate=dt, draw_rate=dt, fixed_rate=dt,
+                         fixed_frame_cap=2, visible=visible)
+        self.session = session
+        self.watch = watch
+        self._watch_timer = 0.0
+        self.game = Game(session, self, mode=mode, debug=debug)
+
+    def on_fixed_update(self, delta_time: float) -> None:
+        """Physics at a fixed rate; fixed updates lagging more than ``MAX_LAG`` are dropped."""
+        from arcade.clock import GLOBAL_FIXED_CLOCK
+
+        if GLOBAL_FIXED_CLOCK.accumulated > MAX_LAG:
+            return
+        self.game.fixed_update(delta_time)
+
+    def on_update(self, delta_time: float) -> None:
+        """Poll the level file in watch mode."""
+        if self.watch:
+            self._watch_timer += delta_time
+            if self._watch_timer >= 0.5:
+                self._watch_timer = 0.0
+                if self.session.file_changed():
+                    self.game.reload()
+        self.set_caption(f"fluidworld - {self.session.title}")
+
+    def on_draw(self) -> None:
+        """Draw a frame."""
+        self.game.draw()
+
+    def on_resize(self, width: int, height: int) -> None:
+        """Keep the level's view fitted to the window."""
+        super().on_resize(width, height)
+        self.game.resize(width, height)
+
+    def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Forward to the game."""
+        self.game.on_mouse_motion(x, y, dx, dy)
+
+    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int,
+                      modifiers: int) -> None:
+        """Forward to the game."""
+        self.game.on_mouse_motion(x, y, dx, dy)
+
+    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        """Forward to the game."""
+        self.game.on_mouse_press(x, y, button, modifiers)
+
+    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        """Forward to the game."""
+        self.game.on_mouse_release(x, y, button, modifiers)
+
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        """Forward to the game."""
+        self.game.on_key_press(symbol, modifiers)
+
+
+def play(
+    spec: str | Path | type[Level],
+    *,
+    size: tuple[int, int] | None = None,
+    mode: str | None = None,
+    watch: bool = False,
+    debug: bool = False,
+) -> None:
+    """Open a window and play a level until it is closed."""
+    session = LevelSession(spec)
+    if session.error is not None:
+        print(f"fluidworld: level error: {session.error}", file=sys.stderr)
+    window = PlayWindow(session, size=size, mode=mode, watch=watch, debug=debug)
+    window.run()
+
+
+# ------------------------------------------------------------------------------ headless output
+class ProgressBar:
+    """A one-line text progress bar on a stream (stderr), redrawn with carriage returns.
+
+    Args:
+        total: Number of units.
+        label: Text before the bar.
+        stream: Where to write; ``None`` disables output.
+        width: Bar width in characters.
+    """
+
+    def __init__(self, total: int, label: str, stream: IO[str] | None = sys.stderr,
+                 width: int = 28) -> None:
+        self.total = max(int(total), 1)
+        self.label = label
+        self.stream = stream
+        self.width = width
+        self.t0 = time.perf_counter()
+        self._last = -1.0
+        self._decile = -1
+        self._open_line = False
+
+    def update(self, done: int, info: str = "") -> None:
+        """Redraw with ``done`` units complete.
+
+        On a terminal the line is redrawn in place (at most ~20 times a second); otherwise (a
+        log file, a pipe) one line is written per 10 % of progress.
+        """
+        if self.stream is None:
+            return
+        now = time.perf_counter()
+        frac = min(max(done / self.total, 0.0), 1.0)
+        tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        if tty:
+            if done < self.total and now - self._last < 0.05:
+                return
+        elif int(frac * 10) == self._decile:
+            return
+        self._last = now
+        self._decile = int(frac * 10)
+        fill = round(frac * self.width)
+        elapsed = now - self.t0
+        eta = elapsed * (1 - frac) / frac if frac > 0 else 0.0
+        bar = "#" * fill + "-" * (self.width - fill)
+        line = (f"{self.label} [{bar}] {done}/{self.total} {info}  {elapsed:.0f}s elapsed, "
+                f"~{eta:.0f}s left")
+        self.stream.write(f"\r{line} " if tty else f"{line}\n")
+        self.stream.flush()
+        self._open_line = tty
+
+    def close(self) -> None:
+        """Finish the line."""
+        if self.stream is not None and self._open_line:
+            self.stream.write("\n")
+            self.stream.flush()
+        self._open_line = False
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    """What :func:`render_level` wrote.
+
+    Attributes:
+        path: Output file. frames: Frames written. size: Image size ``(w, h)``.
+        ms_per_step: Mean wall time of a physics step. error: The level error, if any.
+    """
+
+    path: Path
+    frames: int
+    size: tuple[int, int]
+    ms_per_step: float
+    error: Any = None
+
+
+def _fit_size(level: Level | None, limit: tuple[int, int]) -> tuple[int, int]:
+    if level is None:
+        return limit
+    w, h = level.preferred_window_size(limit)
+    return (w - w % 2, h - h % 2)  # even sizes for video encoders
+
+
+def _open_video_writer(path: Path, fps: float) -> Any:
+    try:
+        import imageio.v2 as iio2
+
+        return iio2.get_writer(path, fps=fps, codec="libx264", quality=7, macro_block_size=2)
+    except Exception as exc:
+        raise RuntimeError(
+            f"writing {path.name} needs an ffmpeg backend for imageio "
+            f"(pip install imageio-ffmpeg), or use .gif/.png: {exc}"
+        ) from exc
+
+
+def render_level(
+    spec: str | Path | type[Level],
+    out: str | Path,
+    *,
+    frames: int = 60,
+    steps_per_frame: int | None = None,
+    warmup: int = 0,
+    size: tuple[int, int] | None = None,
+    mode: str | None = None,
+    debug: bool = False,
+    hud: bool = False,
+    progress: IO[str] | None = sys.stderr,
+    window: arcade.Window | None = None,
+    on_frame: Callable[[int, npt.NDArray[np.uint8]], Any] | None = None,
+) -> RenderResult:
+    """Step a level headless and write its frames to ``out`` (.png: the last frame; .gif; .mp4).
+
+    Args:
+        spec: Level name, module, file or class.
+        out: Output path; the suffix picks the format.
+        frames: Frames to write.
+        steps_per_frame: Physics steps between frames (default 1; 2 for GIF, whose frame delays
+            are whole centiseconds).
+        warmup: Physics steps before the first frame.
+        size: Image size (default: the level's view fitted into 960x540, 720x405 for GIF). An
+            existing arcade window's size wins (arcade has one window per process).
+        mode: Fluid look (default: the level's).
+        debug: Draw the debug overlay.
+        hud: Draw the HUD line.
+        progress: Stream for the progress bar (``None``: silent).
+        window: Window to draw into (default: the current one or a new hidden one).
+        on_frame: Called with ``(index, rgba)`` for every frame written.
+
+    Raises:
+        ValueError: Unknown output format or non-positive counts.
+        RuntimeError: MP4 without an ffmpeg backend.
+    """
+    out = Path(out)
+    fmt = out.suffix.lower()
+    if fmt not in (".png", ".gif", ".mp4"):
+        raise ValueError(f"output must end in .png, .gif or .mp4, got {out.name!r}")
+    if frames < 1 or warmup < 0 or (steps_per_frame is not None and steps_per_frame < 1):
+        raise ValueError("need frames >= 1, warmup >= 0 and steps_per_frame >= 1")
+    spf = steps_per_frame or (2 if fmt == ".gif" else 1)
+    session = LevelSession(spec)
+    if session.level is None:
+        return RenderResult(out, 0, (0, 0), 0.0, session.error)
+    win = window
+    if win is None:
+        win = offscreen_window(*(size or _fit_size(session.level, GIF_MAX if fmt == ".gif"
+                                                   else RENDER_MAX)))
+    game = Game(session, win, mode=mode, debug=debug, hud=hud, show_help=False)
+    dt = float(session.world.fluid.params.dt)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    writer = _open_video_writer(out, 1.0 / (dt * spf)) if fmt == ".mp4" else None
+    gif_frames: list[npt.NDArray[np.uint8]] = []
+    last: npt.NDArray[np.uint8] | None = None
+    bar = ProgressBar(warmup + frames * spf, f"rendering {session.name}", progress)
+    step_ms = 0.0
+    steps = 0
+    try:
+        for _ in range(warmup):
+            t0 = time.perf_counter()
+            game.fixed_update(dt)
+            step_ms += (time.perf_counter() - t0) * 1e3
+            steps += 1
+            bar.update(steps, "warm-up")
+        for frame in range(frames):
+            for _ in range(spf):
+                t0 = time.perf_counter()
+                game.fixed_update(dt)
+                step_ms += (time.perf_counter() - t0) * 1e3
+                steps += 1
+            game.draw()
+            rgba = read_pixels(win)
+            last = np.ascontiguousarray(rgba[:, :, :3])
+            if on_frame is not None:
+                on_frame(frame, rgba)
+            if writer is not None:
+                writer.append_data(last)
+            elif fmt == ".gif":
+                gif_frames.append(last)
+            bar.update(steps, f"frame {frame + 1}/{frames}")
+    finally:
+        bar.close()
+        if writer is not None:
+            writer.close()
+    _write_image(out, fmt, last, gif_frames, 1000.0 * dt * spf)
+    game.fluid_renderer.release()
+    h, w = last.shape[:2] if last is not None else (0, 0)
+    return RenderResult(out, frames, (w, h), step_ms / max(steps, 1), session.error)
+
+
+def _write_image(out: Path, fmt: str, last: npt.NDArray[np.uint8] | None,
+                 gif_frames: list[npt.NDArray[np.uint8]], frame_ms: float) -> None:
+    from PIL import Image
+
+    if fmt == ".png" and last is not None:
+        Image.fromarray(last).save(out)
+    elif fmt == ".gif" and gif_frames:
+        import imageio.v3 as iio
+
+        iio.imwrite(out, np.stack(gif_frames), extension=".gif", duration=frame_ms, loop=0)
