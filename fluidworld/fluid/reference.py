@@ -21,7 +21,8 @@ kernel (``fluidworld.fluid.*``)           reference
 ``pressure.deposit_cells``                :func:`deposit_cells`
 ``pressure.paper_pressure``               :func:`paper_pressure`
 ``pressure.converged_rhs``                :func:`converged_rhs`
-``pressure.solve_rbgs[_parallel]``        :func:`solve_rbgs`
+``pressure.row_spans``                     :func:`row_spans`
+``pressure.solve_rbgs[_parallel]``        :func:`solve_rbgs` (with or without ``spans``)
 ``pressure.converged_correction``         :func:`converged_correction`
 ``pressure.apply_cell_correction``        :func:`apply_cell_correction`
 ``pressure.apply_cell_shift``             :func:`apply_cell_shift`
@@ -50,6 +51,7 @@ __all__ = [
     "deposit_cells",
     "paper_pressure",
     "converged_rhs",
+    "row_spans",
     "solve_rbgs",
     "poisson_residual",
     "converged_correction",
@@ -246,7 +248,8 @@ def deposit_cells(pos, vel, n, a0, nx, ny, gamma, solid_frac, solid_vel):
     cnt = f + np.bincount(cell_of, minlength=nx * ny).reshape(ny, nx)
     mom = f[..., None] * np.asarray(solid_vel, dtype=np.float64)
     for comp in range(2):
-        mom[..., comp] += np.bincount(cell_of, weights=v[:, comp], minlength=nx * ny).reshape(ny, nx)
+        summed = np.bincount(cell_of, weights=v[:, comp], minlength=nx * ny)
+        mom[..., comp] += summed.reshape(ny, nx)
     safe = np.where(cnt > 0.0, cnt, 1.0)
     vel_c = np.where((cnt > 0.0)[..., None], mom / safe[..., None], 0.0)
     return cnt, vel_c, cell_of
@@ -371,6 +374,17 @@ def _neighbour_sum_and_count(phi: F64, empty: NDArray[np.bool_]) -> tuple[F64, F
     return s, k
 
 
+def row_spans(cnt) -> NDArray[np.int64]:
+    """(ny, 2): first and one-past-last non-air column of each row; (0, 0) for an all-air row."""
+    solid = np.asarray(cnt) >= EMPTY_COUNT
+    spans = np.zeros((solid.shape[0], 2), np.int64)
+    for j, row in enumerate(solid):
+        cols = np.flatnonzero(row)
+        if len(cols):
+            spans[j] = cols[0], cols[-1] + 1
+    return spans
+
+
 def solve_rbgs(phi, rhs, cnt, iters, omega):
     """``iters`` red-black SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started from
     ``phi``; returns the new ``phi``.
@@ -379,6 +393,7 @@ def solve_rbgs(phi, rhs, cnt, iters, omega):
     one colour has neighbours of the other colour only, so a colour is a Jacobi update of its
     cells: ``phi += omega * ((sum_nb - rhs) / k - phi)``. Air cells are set to 0 when their colour
     is swept; neighbours beyond a wall do not count (Neumann), air neighbours count as 0.
+    The kernel's optional ``spans`` (:func:`row_spans`) only skips air, so it changes nothing.
     """
     phi = np.array(phi, dtype=np.float64)
     cnt = np.asarray(cnt, dtype=np.float64)
