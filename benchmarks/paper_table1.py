@@ -35,14 +35,15 @@ def main(argv: list[str] | None = None) -> None:
            f"{'speed-up':>8}")
     print(hdr)
     print("-" * len(hdr))
-    for a0, gamma, count, cells, ms_paper, rep_paper, press_paper in scenes.TABLE1:
+    for a0, gamma, count, _cells, ms_paper, rep_paper, press_paper in scenes.TABLE1:
         params = FluidParams.paper(a0=a0, gamma=gamma, pressure_solver=args.solver)
         fs = scenes.dam_break(params, count=count)
         ms, st = time_steps(fs, args.steps)
         total = sum(st.values()) or 1.0
         ny, nx = fs.grid_shape
         print(f"{a0:4.0f} {gamma:5.0f} {fs.count:9d} {nx * ny:6d} | {ms:8.3f} "
-              f"{100 * st['local_repulsion'] / total:4.0f}% {100 * st['cell_pressure'] / total:5.0f}%"
+              f"{100 * st['local_repulsion'] / total:4.0f}% "
+              f"{100 * st['cell_pressure'] / total:5.0f}%"
               f" | {ms_paper:9.3f} {rep_paper:4d}% {press_paper:5d}% | {ms_paper / ms:7.1f}x")
 
 

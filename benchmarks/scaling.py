@@ -16,9 +16,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _common import time_steps  # noqa: E402
-
 import numba  # noqa: E402
+from _common import time_steps  # noqa: E402
 
 from fluidworld import scenes  # noqa: E402
 from fluidworld.fluid import FluidParams, FluidSystem  # noqa: E402

@@ -200,7 +200,7 @@ def impulses(sc, dv, wsum):
     m = len(sc["s_pos"])
     imp, marked = np.zeros((m, 2)), np.zeros(m, bool)
     repulsion.accumulate_solid_impulses(
-        sc["pos"], sc["vel"], sc["mat"], sc["mass"], sc["n"], 1.0 / sc["nb_h"], sc["nb_nx"],
+        sc["pos"], sc["vel"], sc["mat"], sc["mass"], sc["start"], sc["nb_nx"],
         sc["nb_ny"], sc["s_pos"], sc["s_vel"], sc["s_start"], sc["s_order"], sc["r_l"], dv, wsum,
         imp, marked)
     return imp, marked
@@ -229,14 +229,8 @@ def test_solid_impulses_are_equal_and_opposite(seed, dv):
     assert np.abs(imp[-30:]).sum() > 0.0
 
 
-STALE_BINS = pytest.mark.xfail(strict=True, reason=(
-    "bug: FluidSystem.repulse does not re-bin between Jacobi passes; repulse_fluid searches "
-    "around a particle's (stale) bin, accumulate_solid_impulses around its current cell, so "
-    "from the 2nd pass on the solids get impulses for contacts the fluid never felt"))
-
-
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("passes", [1, pytest.param(3, marks=STALE_BINS)])
+@pytest.mark.parametrize("passes", [1, 3])
 def test_fluid_system_repulse_momentum_balance(seed, passes):
     """Façade, one material (fluid-fluid repulsion then conserves momentum): over the passes of
     ``repulse``, fluid momentum change + total solid impulse == 0."""

@@ -35,7 +35,8 @@ def sort_particles(
     """Counting sort of the first ``n`` particles by cell; writes the sorted copies to ``*_out``.
 
     ``cell_start`` (``nx*ny + 1``) receives the first sorted index of each cell; ``cell_of`` (n)
-    and ``cursor`` (``nx*ny``) are scratch. The sort is stable, so equal inputs give bit-identical outputs.
+    and ``cursor`` (``nx*ny``) are scratch. The sort is stable, so equal inputs give
+    bit-identical outputs.
     """
     ncell = nx * ny
     for c in range(ncell + 1):

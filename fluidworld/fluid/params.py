@@ -94,7 +94,9 @@ class Material:
         if not 0.0 <= v < 1.0:
             raise ValueError(f"Material.viscosity must be in [0, 1), got {v}")
         if self.wall_mode not in ("bounce", "adhere"):
-            raise ValueError(f"Material.wall_mode must be 'bounce' or 'adhere', got {self.wall_mode!r}")
+            raise ValueError(
+                f"Material.wall_mode must be 'bounce' or 'adhere', got {self.wall_mode!r}"
+            )
         for nm in ("restitution", "adhesion"):
             x = _finite(f"Material.{nm}", getattr(self, nm))
             if not 0.0 <= x <= 1.0:
@@ -102,7 +104,8 @@ class Material:
 
 
 WATER = Material("water", (40, 110, 220, 255), viscosity=0.05)
-INK = Material("ink", (40, 190, 90, 255), viscosity=0.05)  # same density as water: the mixing scene's second fluid
+# same density as water: the mixing scene's second fluid
+INK = Material("ink", (40, 190, 90, 255), viscosity=0.05)
 OIL = Material("oil", (220, 170, 40, 255), density=0.8, srd_alpha=math.pi / 3)
 HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=0.3, wall_mode="adhere",
                  adhesion=0.5)
@@ -196,7 +199,9 @@ class FluidParams:
         if not 0.0 <= dc <= 1.0:
             raise ValueError(f"density_correction must be in [0, 1], got {dc}")
         if not (self.pressure_clamp > 0):  # NaN fails too
-            raise ValueError(f"pressure_clamp must be > 0 (inf for none), got {self.pressure_clamp}")
+            raise ValueError(
+                f"pressure_clamp must be > 0 (inf for none), got {self.pressure_clamp}"
+            )
         _int_in("seed", self.seed, 0, 2**63 - 1)
         _int_in("max_particles", self.max_particles, 1, MAX_PARTICLES_LIMIT)
         # Speed limit sanity: a particle falling for one step must not cross more than a cell.

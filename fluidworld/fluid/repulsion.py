@@ -144,34 +144,37 @@ def repulse_fluid_parallel(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_o
 
 
 @njit(cache=True)
-def accumulate_solid_impulses(pos, vel, mat, mass_table, n, inv_h, nx, ny, s_pos, s_vel, s_start, s_order,
-                              r_l, dv, wsum, s_impulse, s_marked):
+def accumulate_solid_impulses(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
+                              s_order, r_l, dv, wsum, s_impulse, s_marked):
     """Add to ``s_impulse`` minus the momentum each solid particle gave the fluid in this pass.
 
-    Serial over the (few) fluid particles with solid contacts; marks solids within ``r_L`` of fluid
+    Walks the particles by the same (possibly stale, after earlier passes) bins and neighbour
+    cells as :func:`repulse_fluid`, so each contact it counts is exactly one the fluid felt.
+    Serial, and only particles with solid contacts do work. Marks solids within ``r_L`` of fluid
     (the paper's marked particles, Sec. 3.3).
     """
-    for i in range(n):
-        if wsum[i] <= 0.0:
-            continue
-        xi = pos[i, 0]
-        yi = pos[i, 1]
-        cx = min(max(int(xi * inv_h), 0), nx - 1)
-        cy = min(max(int(yi * inv_h), 0), ny - 1)
-        m = mass_table[mat[i]]
-        x0 = max(cx - 1, 0)
-        x1 = min(cx + 2, nx)
-        for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
-            row = yy * nx
-            for q in range(s_start[row + x0], s_start[row + x1]):
-                s = s_order[q]
-                _, _, dvx, dvy, hit = _contact(
-                    xi, yi, vel[i, 0], vel[i, 1], s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
-                    s_vel[s, 1], r_l, dv, wsum[i])
-                if hit:
-                    s_impulse[s, 0] -= m * dvx
-                    s_impulse[s, 1] -= m * dvy
-                    s_marked[s] = True
+    for cy in range(ny):
+        for cx in range(nx):
+            c = cy * nx + cx
+            x0 = max(cx - 1, 0)
+            x1 = min(cx + 2, nx)
+            for i in range(n_start[c], n_start[c + 1]):
+                if wsum[i] <= 0.0:
+                    continue
+                xi = pos[i, 0]
+                yi = pos[i, 1]
+                m = mass_table[mat[i]]
+                for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
+                    row = yy * nx
+                    for q in range(s_start[row + x0], s_start[row + x1]):
+                        s = s_order[q]
+                        _, _, dvx, dvy, hit = _contact(
+                            xi, yi, vel[i, 0], vel[i, 1], s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
+                            s_vel[s, 1], r_l, dv, wsum[i])
+                        if hit:
+                            s_impulse[s, 0] -= m * dvx
+                            s_impulse[s, 1] -= m * dvy
+                            s_marked[s] = True
 
 
 @njit(cache=True)

@@ -201,7 +201,8 @@ class FluidSystem:
         if isinstance(material, bool) or not isinstance(material, int | np.integer):
             raise TypeError(f"material must be an int id, got {material!r}")
         if not 0 <= material < len(self.material_table):
-            raise ValueError(f"material must be in [0, {len(self.material_table) - 1}], got {material}")
+            top = len(self.material_table) - 1
+            raise ValueError(f"material must be in [0, {top}], got {material}")
         if self.count + k > p.max_particles:
             raise ValueError(
                 f"cannot add {k} particles: {self.count + k} exceeds max_particles="
@@ -399,7 +400,7 @@ class FluidSystem:
                  self._disp, self._dvel, self._wsum)
             if len(self.solid_pos):
                 repulsion.accumulate_solid_impulses(
-                    self.pos, self.vel, self.mat, self._mass, n, 1.0 / self.nb_h, self.nb_nx,
+                    self.pos, self.vel, self.mat, self._mass, self._nb_start, self.nb_nx,
                     self.nb_ny, self.solid_pos, self.solid_vel, self._s_start, self._s_order,
                     self.r_l, p.repulsion_dv, self._wsum, self.solid_impulse, self.solid_marked)
             repulsion.apply_displacements(self.pos, self.vel, n, self._disp, self._dvel)
@@ -457,7 +458,9 @@ class FluidSystem:
             self._bounce, self._rest, self._keep)
 
     # ------------------------------------------------------------------ queries
-    def cell_of_points(self, pts: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    def cell_of_points(
+        self, pts: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """Pressure-grid indices ``(j, i)`` of points (clamped to the grid)."""
         a0 = self.params.a0
         i = np.clip((pts[:, 0] / a0).astype(np.intp), 0, self.nx - 1)
