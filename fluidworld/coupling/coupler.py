@@ -1,0 +1,398 @@
+"""Coupler: the one place that reads and writes pymunk bodies for the fluid.
+
+Per substep ``h`` the World calls, in this order:
+
+1. :meth:`Coupler.sync` (stage ``sync_bodies``) -- one Python loop over the coupled bodies
+   (dozens) reads their poses into a ``(n_bodies, 9)`` array; numba kernels then re-pose the
+   solid particles (outline samples at ``r_L / 2``) into the fluid's solid arrays, rasterise the
+   interior samples into ``fluid.solid_fraction`` / ``fluid.solid_cell_velocity``, and pose the
+   shapes' geometry for containment (with a coarse bin grid as broad phase).
+2. the fluid stages (forces, bin, repulsion, SRD collision, cell pressure, advect).
+3. :meth:`Coupler.contain` (inside stage ``advect``) -- particles inside any shape are projected
+   out; the momentum change goes to the body.
+4. :meth:`Coupler.exchange` (stage ``exchange``) -- per body, numba sums the contact impulses of
+   its solid particles (``fluid.solid_impulse``), the containment impulses, buoyancy, drag and
+   the pressure stage's push on its volume into a linear impulse J and an angular impulse about
+   the centre of gravity; one Python loop writes ``v += J/m``, ``w += tau/I`` (dynamic bodies).
+
+Buoyancy model (see ``docs/architecture.md``, "Coupling and buoyancy"): interior samples below the
+free-surface level measured in clean cell columns left and right of the body get
+``-rho_f g A h`` each, at their world points (Archimedes, with the righting torque).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pymunk
+from numpy.typing import NDArray
+
+from . import kernels as K
+from .sampling import ShapeGeometry, geometry_of, interior_points, outline_points
+
+if TYPE_CHECKING:
+    from ..fluid import FluidSystem
+
+__all__ = ["CouplingParams", "Coupler"]
+
+
+@dataclass(frozen=True)
+class CouplingParams:
+    """Knobs of the fluid-body coupling (defaults are the measured ones).
+
+    Args:
+        buoyancy: Apply Archimedes' buoyancy to dynamic bodies.
+        drag: Linear drag rate (1/s) between a submerged outline sample and the fluid in its
+            cell, for a fluid layer half a cell thick; it damps bobbing and carries bodies with
+            currents. Equal and opposite impulses go to the fluid.
+        pressure_push: Give bodies the cell-pressure stage's push on their volume
+            (``-rho grad`` per unit area); keeps momentum exchange equal and opposite when a body
+            moves through the fluid.
+        solid_inset: How far inside the surface the solid particles sit, as a fraction of
+            ``r_L`` (capped at the shape's inradius). Fluid then rests against the true
+            surface: solids on the surface leave a gap of ~r_L/2 around a body that the cell
+            pressure sees as a low-density ring, and the fluid keeps falling in and bouncing
+            out (measured: twice the kinetic energy of a calm pool with a box in it).
+        interior_spacing: Body-local grid spacing of the interior (volume) samples, as a fraction
+            of ``a0``.
+        level_columns: Width, in cells, of the band on each side of a body where the water
+            level is measured.
+        containment_eps: Distance beyond the surface where containment puts a particle, as a
+            fraction of ``a0``.
+        fluid_density: Density of the fluid for buoyancy (``None``: material 0's density).
+    """
+
+    buoyancy: bool = True
+    drag: float = 6.0
+    pressure_push: bool = True
+    interior_spacing: float = 0.25
+    solid_inset: float = 0.75
+    level_columns: int = 2
+    containment_eps: float = 0.02
+    fluid_density: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("drag", "interior_spacing", "containment_eps", "solid_inset"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                raise TypeError(f"CouplingParams.{name} must be a finite number, got {v!r}")
+            if v < 0 or (name == "interior_spacing" and v <= 0):
+                raise ValueError(f"CouplingParams.{name} must be > 0, got {v!r}")
+        for name in ("level_columns",):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"CouplingParams.{name} must be an int >= 1, got {v!r}")
+        if self.fluid_density is not None and not (
+            isinstance(self.fluid_density, int | float) and self.fluid_density > 0
+        ):
+            raise ValueError(f"CouplingParams.fluid_density must be > 0, got {self.fluid_density!r}")
+
+
+@dataclass
+class _ShapeRecord:
+    shape: pymunk.Shape
+    geometry: ShapeGeometry
+    outline: NDArray[np.float64]
+    interior: NDArray[np.float64]
+    area: NDArray[np.float64]
+
+
+_EMPTY2 = np.zeros((0, 2))
+
+
+class Coupler:
+    """Two-way coupling between a :class:`~fluidworld.fluid.FluidSystem` and pymunk shapes.
+
+    Args:
+        fluid: The fluid to couple.
+        params: Coupling knobs (default :class:`CouplingParams` ()).
+
+    Static shapes become walls, kinematic bodies push the fluid, dynamic bodies go both ways.
+    """
+
+    def __init__(self, fluid: FluidSystem, params: CouplingParams | None = None) -> None:
+        self.fluid = fluid
+        self.params = params if params is not None else CouplingParams()
+        if not isinstance(self.params, CouplingParams):
+            raise TypeError(f"params must be a CouplingParams, got {type(params).__name__}")
+        p = fluid.params
+        self.a0 = p.a0
+        self.spacing_outline = fluid.r_l / 2.0
+        self.spacing_interior = self.params.interior_spacing * p.a0
+        rho = self.params.fluid_density
+        self.rho_f = float(fluid.material_table[0].density if rho is None else rho)
+        self._records: dict[pymunk.Shape, _ShapeRecord] = {}
+        self.bodies: list[pymunk.Body] = []
+        self._dirty = True
+        self._n_wall = 0
+        # per-body outputs of the last substep (index = position in ``bodies``)
+        self.state = np.zeros((0, 9))
+        self.impulse = np.zeros((0, 2))
+        self.angular_impulse = np.zeros(0)
+        self.submerged_area = np.zeros(0)
+        self.levels = np.zeros((0, 4))
+        self.contained = 0  # particles put back out of shapes in the last substep
+        ny, nx = fluid.grid_shape
+        self._count = np.zeros((ny, nx))
+        self._mass = np.zeros((ny, nx))
+        self._mom = np.zeros((ny, nx, 2))
+        self._cell_imp = np.zeros((ny, nx, 2))
+        self._col_w = 0.5 * p.a0
+        self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
+        self._bin_size = 4.0 * p.a0
+        self._nbx = max(1, math.ceil(p.width / self._bin_size))
+        self._nby = max(1, math.ceil(p.height / self._bin_size))
+        self._bin_start = np.zeros(self._nbx * self._nby + 1, np.int64)
+        self._bin_items = np.zeros(256, np.int64)
+        self._build()
+
+    # ------------------------------------------------------------------ registry
+    def add_shape(self, shape: pymunk.Shape) -> None:
+        """Couple a Circle, Segment or Poly (its body must be set); idempotent.
+
+        Raises:
+            TypeError: not a supported pymunk shape. ValueError: the shape has no body.
+        """
+        if not isinstance(shape, pymunk.Shape):
+            raise TypeError(f"shape must be a pymunk.Shape, got {type(shape).__name__}")
+        if shape.body is None:
+            raise ValueError("shape has no body: attach it to a pymunk.Body first")
+        if shape in self._records:
+            return
+        g = geometry_of(shape)
+        outline = outline_points(g, self.spacing_outline, self.params.solid_inset * self.fluid.r_l)
+        interior, area = interior_points(g, self.spacing_interior)
+        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area)
+        self._dirty = True
+
+    def remove_shape(self, shape: pymunk.Shape) -> None:
+        """Stop coupling a shape (no error if it was not coupled)."""
+        if self._records.pop(shape, None) is not None:
+            self._dirty = True
+
+    @property
+    def shapes(self) -> list[pymunk.Shape]:
+        """The coupled shapes, in coupling order."""
+        return list(self._records)
+
+    def body_index(self, body: pymunk.Body) -> int:
+        """Index of a coupled body in :attr:`bodies` and the per-body arrays (-1 if none)."""
+        self._build()
+        return self._body_idx.get(body, -1)
+
+    def _build(self) -> None:
+        """Concatenate the per-shape samples into the flat arrays the kernels read."""
+        if not self._dirty:
+            return
+        recs = list(self._records.values())
+        bodies: list[pymunk.Body] = []
+        idx: dict[pymunk.Body, int] = {}
+        for r in recs:
+            b = r.shape.body
+            if b not in idx:
+                idx[b] = len(bodies)
+                bodies.append(b)
+        self.bodies = bodies
+        self._body_idx = idx
+        nb = len(bodies)
+        owner_of = [idx[r.shape.body] for r in recs]
+
+        def cat(arrs: list[NDArray[np.float64]], empty: NDArray[np.float64]) -> NDArray:
+            return np.ascontiguousarray(np.concatenate(arrs)) if arrs else empty.copy()
+
+        self._out_local = cat([r.outline for r in recs], _EMPTY2)
+        self._out_owner = cat([np.full(len(r.outline), o, np.int64)
+                               for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
+        self._in_local = cat([r.interior for r in recs], _EMPTY2)
+        self._in_area = cat([r.area for r in recs], np.zeros(0))
+        self._in_owner = cat([np.full(len(r.interior), o, np.int64)
+                              for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
+        self._in_pos = np.zeros_like(self._in_local)
+        self._in_vel = np.zeros_like(self._in_local)
+        self._cover_area = np.zeros_like(self._in_area)
+        self._out_vel = np.zeros_like(self._out_local)
+        # containment geometry
+        self._shape_kind = np.array([r.geometry.kind for r in recs], np.int64)
+        self._shape_radius = np.array([r.geometry.radius for r in recs], np.float64)
+        self._shape_body = np.array(owner_of, np.int64)
+        counts = [len(r.geometry.points) for r in recs]
+        self._shape_vstart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._shape_vlocal = cat([r.geometry.points for r in recs], _EMPTY2)
+        self._shape_vowner = np.repeat(self._shape_body, counts).astype(np.int64)
+        self._shape_verts = np.zeros_like(self._shape_vlocal)
+        self._shape_vvel = np.zeros_like(self._shape_vlocal)
+        self._shape_box = np.zeros((len(recs), 4))
+        self._shape_active = np.ones(len(recs), np.bool_)
+        # per body
+        self.state = np.zeros((nb, 9))
+        self.impulse = np.zeros((nb, 2))
+        self.angular_impulse = np.zeros(nb)
+        self.submerged_area = np.zeros(nb)
+        self.levels = np.full((nb, 4), np.nan)
+        self._kick_levels = np.full((nb, 4), np.nan)
+        self._kick = (0.0, 0.0)
+        self.body_box = np.full((nb, 4), np.nan)
+        self.dynamic = np.zeros(nb, np.bool_)
+        self._inv_mass = np.zeros(nb)
+        self._inv_moment = np.zeros(nb)
+        # the fluid's solid arrays: walls first, then our outline particles
+        f = self.fluid
+        f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
+                          self._out_owner.astype(np.int32))
+        self._n_wall = len(f.solid_pos) - len(self._out_local)
+        self._dirty = False
+
+    # ------------------------------------------------------------------ per substep
+    def read_bodies(self) -> None:
+        """Read every coupled body's pose and velocity into :attr:`state` (one loop, dozens).
+
+        Raises:
+            ValueError: a body has a non-finite position, angle or velocity.
+        """
+        self._build()
+        st = self.state
+        dyn = self.dynamic
+        DYNAMIC = pymunk.Body.DYNAMIC
+        for k, b in enumerate(self.bodies):
+            p = b.position
+            a = b.angle
+            v = b.velocity
+            cog = b.local_to_world(b.center_of_gravity)
+            c = math.cos(a)
+            s = math.sin(a)
+            st[k] = (p.x, p.y, c, s, v.x, v.y, b.angular_velocity, cog.x, cog.y)
+            is_dyn = b.body_type == DYNAMIC
+            dyn[k] = is_dyn
+            if is_dyn:
+                m = b.mass
+                i = b.moment
+                self._inv_mass[k] = 1.0 / m if m > 0 and math.isfinite(m) else 0.0
+                self._inv_moment[k] = 1.0 / i if i > 0 and math.isfinite(i) else 0.0
+        if len(st) and not np.isfinite(st).all():
+            bad = int(np.nonzero(~np.isfinite(st).all(axis=1))[0][0])
+            raise ValueError(
+                f"body {self.bodies[bad]!r} has a non-finite position, angle or velocity"
+            )
+
+    def sync(self, h: float | None = None) -> None:
+        """Stage ``sync_bodies``: bodies -> solid particles, solid cover, containment geometry.
+
+        Args:
+            h: The coming substep (default ``params.h``); it scales the gravity kick that the
+                submerged cover gets.
+        """
+        self.read_bodies()
+        f = self.fluid
+        nw = self._n_wall
+        if len(f.solid_pos) != nw + len(self._out_local):  # someone reset the fluid's solids
+            self._dirty = True
+            self._build()
+            self.read_bodies()
+        st = self.state
+        if len(self._out_local):
+            K.pose_points(self._out_local, self._out_owner, st, f.solid_pos[nw:],
+                          f.solid_vel[nw:])
+        K.pose_points(self._in_local, self._in_owner, st, self._in_pos, self._in_vel)
+        gx, gy = f.params.gravity
+        h = f.params.h if h is None else h
+        self._kick = (gx * h, gy * h)
+        # the levels the cover used (for pressure_push); without gravity there is no "above
+        # the water": the whole body counts
+        self._kick_levels[:] = self.levels if (gx or gy) else np.nan
+        K.submerged_cover(self._in_pos, self._in_owner, len(self._in_pos), self.dynamic,
+                          self._kick_levels, self.spacing_interior, self._in_area, self._kick[0],
+                          self._kick[1], self._in_vel, self._cover_area)
+        K.rasterise_cover(self._in_pos, self._in_vel, self._cover_area, len(self._in_pos),
+                          self.a0, f.solid_fraction, f.solid_cell_velocity)
+        K.pose_points(self._shape_vlocal, self._shape_vowner, st, self._shape_verts,
+                      self._shape_vvel)
+        vmax = float(np.abs(f.vel[: f.count]).max()) if f.count else 0.0
+        margin = vmax * h + self.a0
+        K.shape_bounds(self._shape_kind, self._shape_vstart, self._shape_verts,
+                       self._shape_radius, margin, self._shape_box)
+        while True:
+            total = K.build_shape_bins(self._shape_box, self._shape_active, 1.0 / self._bin_size,
+                                       self._nbx, self._nby, self._bin_start, self._bin_items)
+            if total <= len(self._bin_items):
+                break
+            self._bin_items = np.zeros(2 * total, np.int64)
+        self.impulse[:] = 0.0
+        self.angular_impulse[:] = 0.0
+        self.submerged_area[:] = 0.0
+
+    def contain(self) -> int:
+        """Project fluid particles out of every coupled shape (after advection); returns how
+        many moved. The momentum change is accumulated for the bodies."""
+        f = self.fluid
+        if not len(self._shape_kind) or f.count == 0:
+            self.contained = 0
+            return 0
+        p = f.params
+        self.contained = int(K.contain_particles(
+            f.pos, f.vel, f.mat, f.count, f._mass, f._bounce, f._rest, f._keep, p.width,
+            p.height, self.params.containment_eps * self.a0, self._shape_kind,
+            self._shape_vstart, self._shape_verts, self._shape_radius, self._shape_body,
+            self._shape_box, 1.0 / self._bin_size, self._nbx, self._nby, self._bin_start,
+            self._bin_items, self.state, self.impulse, self.angular_impulse))
+        return self.contained
+
+    def exchange(self, h: float) -> None:
+        """Stage ``exchange``: contact, containment, pressure, buoyancy and drag impulses ->
+        bodies (``v += J/m``, ``w += tau/I``), drag reaction -> fluid."""
+        f = self.fluid
+        nb = len(self.bodies)
+        if nb == 0:
+            return
+        st = self.state
+        nw = self._n_wall
+        J = self.impulse
+        tau = self.angular_impulse
+        if len(self._out_local):
+            K.sum_point_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], self._out_owner, st,
+                                 1.0, J, tau)
+        prm = self.params
+        gx, gy = f.params.gravity
+        if prm.pressure_push:
+            K.pressure_impulses(self._in_pos, self._in_area, self._in_owner, len(self._in_pos),
+                                st, self.dynamic, self._kick_levels, self.spacing_interior,
+                                f.cell_grad, self.a0, self.rho_f, self._kick[0], self._kick[1],
+                                J, tau)
+        K.deposit_fluid(f.pos, f.vel, f.mat, f.count, f._mass, self.a0, self._count, self._mass,
+                        self._mom)
+        K.sample_bounds(self._in_pos, self._in_owner, nb, 0.5 * self.spacing_interior,
+                        self.body_box)
+        K.column_tops(f.pos, f.count, self.a0, self._count, f.params.gamma, self._col_w,
+                      self._tops)
+        K.water_levels(self.body_box, self._tops, self._col_w, f.solid_fraction, self.a0,
+                       f.r_l * math.sqrt(3.0) / 4.0, 0.5 * self._col_w,
+                       self.a0 * (0.5 + prm.level_columns), 0.05, self.levels)
+        if prm.buoyancy and (gx or gy):
+            rgh = -self.rho_f * h
+            K.buoyancy_impulses(self._in_pos, self._in_area, self._in_owner, len(self._in_pos),
+                                st, self.levels, self.spacing_interior, rgh * gx, rgh * gy,
+                                J, tau, self.submerged_area)
+        if prm.drag > 0.0 and len(self._out_local):
+            self._cell_imp[:] = 0.0
+            layer = self.rho_f * self.spacing_outline * 0.5 * self.a0
+            K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], self._out_owner,
+                            len(self._out_local), st, self.levels, self.dynamic, self._mass,
+                            self._mom, 0.5 * f._mass[0], self.a0, prm.drag * layer * h, J, tau,
+                            self._cell_imp)
+            K.apply_cell_impulses(f.pos, f.vel, f.count, self.a0, self._cell_imp, self._mass)
+        self._apply(J, tau)
+
+    def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
+        """Write the summed impulses back: one loop over the dynamic bodies."""
+        for k, b in enumerate(self.bodies):
+            if not self.dynamic[k]:
+                continue
+            jx, jy = J[k]
+            t = tau[k]
+            if jx == 0.0 and jy == 0.0 and t == 0.0:
+                continue
+            v = b.velocity
+            b.velocity = (v.x + jx * self._inv_mass[k], v.y + jy * self._inv_mass[k])
+            b.angular_velocity = b.angular_velocity + t * self._inv_moment[k]

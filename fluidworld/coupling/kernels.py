@@ -1,0 +1,623 @@
+"""Numba kernels of the coupling: everything that loops over particles or samples.
+
+Body state crosses from pymunk into one ``(n_bodies, 9)`` array per substep (see
+:data:`STATE_COLUMNS`); impulses go back as ``(n_bodies, 2)`` linear and ``(n_bodies,)`` angular
+sums. Nothing here knows pymunk.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "STATE_COLUMNS",
+    "pose_points",
+    "rasterise_cover",
+    "sum_point_impulses",
+    "shape_bounds",
+    "build_shape_bins",
+    "contain_particles",
+    "column_tops",
+    "water_levels",
+    "buoyancy_impulses",
+    "deposit_fluid",
+    "drag_impulses",
+    "apply_cell_impulses",
+    "sample_bounds",
+    "pressure_impulses",
+    "submerged_cover",
+]
+
+#: Columns of the per-body state array: origin (px, py), rotation (cos, sin), centre-of-gravity
+#: velocity (vx, vy), angular velocity w, centre of gravity in world coordinates (gx, gy).
+STATE_COLUMNS = ("px", "py", "cos", "sin", "vx", "vy", "w", "gx", "gy")
+
+
+@njit(cache=True)
+def pose_points(local, owner, state, out_pos, out_vel):
+    """World positions and velocities ``v + w x r`` of body-local points.
+
+    Args:
+        local: (m, 2) body-local points. owner: (m,) body index of each point.
+        state: (n_bodies, 9) body state (:data:`STATE_COLUMNS`).
+        out_pos, out_vel: (m, 2) outputs.
+    """
+    for k in range(local.shape[0]):
+        b = owner[k]
+        c = state[b, 2]
+        s = state[b, 3]
+        lx = local[k, 0]
+        ly = local[k, 1]
+        x = state[b, 0] + c * lx - s * ly
+        y = state[b, 1] + s * lx + c * ly
+        out_pos[k, 0] = x
+        out_pos[k, 1] = y
+        w = state[b, 6]
+        out_vel[k, 0] = state[b, 4] - w * (y - state[b, 8])
+        out_vel[k, 1] = state[b, 5] + w * (x - state[b, 7])
+
+
+@njit(cache=True)
+def rasterise_cover(pos, vel, area, n, a0, frac, cover_vel):
+    """Deposit area samples into the pressure grid: ``frac`` (ny, nx) += area / a0^2 and the
+    area-weighted velocity into ``cover_vel`` (ny, nx, 2); then normalise the velocity and clamp
+    the cover to 1. Both outputs are overwritten."""
+    ny, nx = frac.shape
+    frac[:, :] = 0.0
+    cover_vel[:, :, :] = 0.0
+    inv = 1.0 / a0
+    inv_cell = inv * inv
+    for k in range(n):
+        i = int(math.floor(pos[k, 0] * inv))
+        j = int(math.floor(pos[k, 1] * inv))
+        if i < 0 or i >= nx or j < 0 or j >= ny:
+            continue
+        f = area[k] * inv_cell
+        frac[j, i] += f
+        cover_vel[j, i, 0] += f * vel[k, 0]
+        cover_vel[j, i, 1] += f * vel[k, 1]
+    for j in range(ny):
+        for i in range(nx):
+            f = frac[j, i]
+            if f > 0.0:
+                cover_vel[j, i, 0] /= f
+                cover_vel[j, i, 1] /= f
+                if f > 1.0:
+                    frac[j, i] = 1.0
+
+
+@njit(cache=True)
+def sum_point_impulses(pos, imp, owner, state, scale, out_j, out_tau):
+    """Add ``scale * imp`` applied at world points ``pos`` to each owner body: linear impulse to
+    ``out_j`` (n_bodies, 2), angular impulse about the centre of gravity to ``out_tau``."""
+    for k in range(pos.shape[0]):
+        b = owner[k]
+        jx = scale * imp[k, 0]
+        jy = scale * imp[k, 1]
+        if jx == 0.0 and jy == 0.0:
+            continue
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
+
+
+@njit(cache=True)
+def shape_bounds(kind, vstart, verts, radius, margin, out_box):
+    """World bounding box of each shape (vertices already posed), grown by radius + margin."""
+    for q in range(kind.shape[0]):
+        x0 = 1e300
+        y0 = 1e300
+        x1 = -1e300
+        y1 = -1e300
+        for v in range(vstart[q], vstart[q + 1]):
+            x0 = min(x0, verts[v, 0])
+            y0 = min(y0, verts[v, 1])
+            x1 = max(x1, verts[v, 0])
+            y1 = max(y1, verts[v, 1])
+        r = radius[q] + margin
+        out_box[q, 0] = x0 - r
+        out_box[q, 1] = y0 - r
+        out_box[q, 2] = x1 + r
+        out_box[q, 3] = y1 + r
+
+
+@njit(cache=True)
+def build_shape_bins(box, active, inv_b, nbx, nby, bin_start, bin_items):
+    """Broad phase: CSR lists of the shapes overlapping each bin of a coarse grid.
+
+    ``bin_start`` has ``nbx*nby + 1`` entries; returns the item count (``bin_items`` must be at
+    least that long; call again with a larger array if the return value exceeds its length).
+    """
+    nbin = nbx * nby
+    for c in range(nbin + 1):
+        bin_start[c] = 0
+    for q in range(box.shape[0]):
+        if not active[q]:
+            continue
+        i0 = min(max(int(box[q, 0] * inv_b), 0), nbx - 1)
+        j0 = min(max(int(box[q, 1] * inv_b), 0), nby - 1)
+        i1 = min(max(int(box[q, 2] * inv_b), 0), nbx - 1)
+        j1 = min(max(int(box[q, 3] * inv_b), 0), nby - 1)
+        for j in range(j0, j1 + 1):
+            for i in range(i0, i1 + 1):
+                bin_start[j * nbx + i + 1] += 1
+    for c in range(nbin):
+        bin_start[c + 1] += bin_start[c]
+    total = bin_start[nbin]
+    if total > bin_items.shape[0]:
+        return total
+    cursor = bin_start[:nbin].copy()
+    for q in range(box.shape[0]):
+        if not active[q]:
+            continue
+        i0 = min(max(int(box[q, 0] * inv_b), 0), nbx - 1)
+        j0 = min(max(int(box[q, 1] * inv_b), 0), nby - 1)
+        i1 = min(max(int(box[q, 2] * inv_b), 0), nbx - 1)
+        j1 = min(max(int(box[q, 3] * inv_b), 0), nby - 1)
+        for j in range(j0, j1 + 1):
+            for i in range(i0, i1 + 1):
+                c = j * nbx + i
+                bin_items[cursor[c]] = q
+                cursor[c] += 1
+    return total
+
+
+@njit(cache=True)
+def _closest_on_segment(px, py, ax, ay, bx, by):
+    dx = bx - ax
+    dy = by - ay
+    l2 = dx * dx + dy * dy
+    t = 0.0
+    if l2 > 1e-24:
+        t = ((px - ax) * dx + (py - ay) * dy) / l2
+        t = min(max(t, 0.0), 1.0)
+    return ax + t * dx, ay + t * dy
+
+
+@njit(cache=True)
+def _push_out(px, py, kind, v0, v1, verts, r, eps):
+    """If (px, py) lies inside the shape, return (True, new point, outward normal)."""
+    if kind == 0:  # circle
+        cx = verts[v0, 0]
+        cy = verts[v0, 1]
+        dx = px - cx
+        dy = py - cy
+        l2 = dx * dx + dy * dy
+        if l2 >= r * r:
+            return False, px, py, 0.0, 0.0
+        ln = math.sqrt(l2)
+        if ln > 1e-12:
+            nx_ = dx / ln
+            ny_ = dy / ln
+        else:
+            nx_ = 0.0
+            ny_ = 1.0
+        return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
+    if kind == 1:  # capsule
+        ax = verts[v0, 0]
+        ay = verts[v0, 1]
+        bx = verts[v0 + 1, 0]
+        by = verts[v0 + 1, 1]
+        qx, qy = _closest_on_segment(px, py, ax, ay, bx, by)
+        dx = px - qx
+        dy = py - qy
+        l2 = dx * dx + dy * dy
+        if l2 >= r * r:
+            return False, px, py, 0.0, 0.0
+        ln = math.sqrt(l2)
+        if ln > 1e-12:
+            nx_ = dx / ln
+            ny_ = dy / ln
+        else:
+            ex = bx - ax
+            ey = by - ay
+            le = math.sqrt(ex * ex + ey * ey)
+            if le > 1e-12:
+                nx_ = -ey / le
+                ny_ = ex / le
+            else:
+                nx_ = 0.0
+                ny_ = 1.0
+        return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
+    # convex counter-clockwise polygon with rounding radius r
+    best = -1e300
+    bnx = 0.0
+    bny = 1.0
+    k = v1 - v0
+    for e in range(k):
+        ax = verts[v0 + e, 0]
+        ay = verts[v0 + e, 1]
+        bx = verts[v0 + (e + 1) % k, 0]
+        by = verts[v0 + (e + 1) % k, 1]
+        ex = bx - ax
+        ey = by - ay
+        le = math.sqrt(ex * ex + ey * ey)
+        if le <= 1e-12:
+            continue
+        nx_ = ey / le
+        ny_ = -ex / le
+        sd = nx_ * (px - ax) + ny_ * (py - ay)
+        if sd > best:
+            best = sd
+            bnx = nx_
+            bny = ny_
+    if best <= 0.0:  # inside the core polygon: out through the nearest edge
+        d = r + eps - best
+        return True, px + bnx * d, py + bny * d, bnx, bny
+    if r <= 0.0 or best >= r:
+        return False, px, py, 0.0, 0.0
+    # outside the core but maybe inside the rounding: nearest point on the boundary
+    dmin = 1e300
+    qbx = px
+    qby = py
+    for e in range(k):
+        ax = verts[v0 + e, 0]
+        ay = verts[v0 + e, 1]
+        bx = verts[v0 + (e + 1) % k, 0]
+        by = verts[v0 + (e + 1) % k, 1]
+        qx, qy = _closest_on_segment(px, py, ax, ay, bx, by)
+        d2 = (px - qx) ** 2 + (py - qy) ** 2
+        if d2 < dmin:
+            dmin = d2
+            qbx = qx
+            qby = qy
+    if dmin >= r * r:
+        return False, px, py, 0.0, 0.0
+    ln = math.sqrt(dmin)
+    nx_ = (px - qbx) / ln
+    ny_ = (py - qby) / ln
+    return True, qbx + nx_ * (r + eps), qby + ny_ * (r + eps), nx_, ny_
+
+
+@njit(cache=True)
+def contain_particles(pos, vel, mat, n, mass_table, bounce_table, rest_table, keep_table,
+                      width, height, eps, kind, vstart, verts, radius, shape_body, box,
+                      inv_b, nbx, nby, bin_start, bin_items, state, out_j, out_tau):
+    """Geometric containment: project fluid particles out of every shape they are inside.
+
+    A particle inside a shape moves to the nearest surface point plus ``eps``; the normal part of
+    its velocity relative to the surface (``v_body + w x r``) that points inwards is removed
+    ("bounce": reflected and scaled by the material's restitution; "adhere": removed and the rest
+    scaled by ``1 - adhesion``). The momentum change goes, equal and opposite, to the shape's body
+    (``out_j``, ``out_tau`` about its centre of gravity). Returns the number of particles moved.
+    """
+    moved = 0
+    lo_x = eps
+    lo_y = eps
+    hi_x = width - eps
+    hi_y = height - eps
+    for p in range(n):
+        px = pos[p, 0]
+        py = pos[p, 1]
+        bi = min(max(int(px * inv_b), 0), nbx - 1)
+        bj = min(max(int(py * inv_b), 0), nby - 1)
+        c = bj * nbx + bi
+        hit_any = False
+        for t in range(bin_start[c], bin_start[c + 1]):
+            q = bin_items[t]
+            if px < box[q, 0] or px > box[q, 2] or py < box[q, 1] or py > box[q, 3]:
+                continue
+            hit, nxp, nyp, nrx, nry = _push_out(px, py, kind[q], vstart[q], vstart[q + 1],
+                                                verts, radius[q], eps)
+            if not hit:
+                continue
+            hit_any = True
+            px = min(max(nxp, lo_x), hi_x)
+            py = min(max(nyp, lo_y), hi_y)
+            b = shape_body[q]
+            w = state[b, 6]
+            rx = px - state[b, 7]
+            ry = py - state[b, 8]
+            vbx = state[b, 4] - w * ry
+            vby = state[b, 5] + w * rx
+            vx = vel[p, 0]
+            vy = vel[p, 1]
+            relx = vx - vbx
+            rely = vy - vby
+            vn = relx * nrx + rely * nry
+            if vn < 0.0:
+                mi = mat[p]
+                if bounce_table[mi]:
+                    f = 1.0 + rest_table[mi]
+                    relx -= f * vn * nrx
+                    rely -= f * vn * nry
+                else:
+                    relx = (relx - vn * nrx) * keep_table[mi]
+                    rely = (rely - vn * nry) * keep_table[mi]
+                nvx = vbx + relx
+                nvy = vby + rely
+                m = mass_table[mat[p]]
+                jx = -m * (nvx - vx)
+                jy = -m * (nvy - vy)
+                out_j[b, 0] += jx
+                out_j[b, 1] += jy
+                out_tau[b] += rx * jy - ry * jx
+                vel[p, 0] = nvx
+                vel[p, 1] = nvy
+        if hit_any:
+            pos[p, 0] = px
+            pos[p, 1] = py
+            moved += 1
+    return moved
+
+
+@njit(cache=True)
+def _level_at(levels, b, x):
+    xl = levels[b, 0]
+    ll = levels[b, 1]
+    xr = levels[b, 2]
+    lr = levels[b, 3]
+    if math.isnan(ll):
+        return lr
+    if math.isnan(lr):
+        return ll
+    if xr - xl <= 1e-9:
+        return 0.5 * (ll + lr)
+    t = min(max((x - xl) / (xr - xl), 0.0), 1.0)
+    return ll + t * (lr - ll)
+
+
+@njit(cache=True)
+def buoyancy_impulses(pos, area, owner, n, state, levels, spacing, rho_g_h_x, rho_g_h_y,
+                      out_j, out_tau, out_submerged):
+    """Archimedes: each interior sample below the local water level gets ``-rho g A h``.
+
+    A sample at height y stands for the strip ``[y - s/2, y + s/2]``; the fraction of the strip
+    below the level (interpolated between the left and right levels) weights it, which makes the
+    submerged area of an axis-aligned box exact. The impulse acts at the sample's world point, so
+    an off-centre submerged area gives the righting torque. ``out_submerged`` (n_bodies,) gets the
+    submerged area of each body. ``rho_g_h`` is ``-rho_f * g * h`` (a vector: up for gravity down).
+    """
+    for k in range(n):
+        b = owner[k]
+        lev = _level_at(levels, b, pos[k, 0])
+        if math.isnan(lev):
+            continue
+        w = (lev - (pos[k, 1] - 0.5 * spacing)) / spacing
+        if w <= 0.0:
+            continue
+        if w > 1.0:
+            w = 1.0
+        a = area[k] * w
+        out_submerged[b] += a
+        jx = rho_g_h_x * a
+        jy = rho_g_h_y * a
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
+
+
+@njit(cache=True)
+def deposit_fluid(pos, vel, mat, n, mass_table, a0, count, mass, mom):
+    """Fluid-only cell sums on the pressure grid.
+
+    ``mass`` and ``mom`` (momentum) are nearest-cell sums. ``count`` is a cloud-in-cell count
+    onto cell centres (bilinear weights), so that sums over rows and columns change
+    continuously as particles move: the water level of :func:`water_levels` does not jump by
+    a particle's worth when one crosses a cell edge.
+    """
+    ny, nx = count.shape
+    inv = 1.0 / a0
+    count[:, :] = 0.0
+    mass[:, :] = 0.0
+    mom[:, :, :] = 0.0
+    for p in range(n):
+        x = pos[p, 0] * inv
+        y = pos[p, 1] * inv
+        i = min(max(int(x), 0), nx - 1)
+        j = min(max(int(y), 0), ny - 1)
+        m = mass_table[mat[p]]
+        mass[j, i] += m
+        mom[j, i, 0] += m * vel[p, 0]
+        mom[j, i, 1] += m * vel[p, 1]
+        fx = x - 0.5
+        fy = y - 0.5
+        i0 = int(math.floor(fx))
+        j0 = int(math.floor(fy))
+        tx = fx - i0
+        ty = fy - j0
+        for dj in range(2):
+            jj = min(max(j0 + dj, 0), ny - 1)
+            wy = ty if dj == 1 else 1.0 - ty
+            for di in range(2):
+                ii = min(max(i0 + di, 0), nx - 1)
+                wx = tx if di == 1 else 1.0 - tx
+                count[jj, ii] += wx * wy
+
+
+@njit(cache=True)
+def drag_impulses(pos, vel, owner, n, state, levels, dynamic, mass, mom, min_mass, a0, coef,
+                  out_j, out_tau, out_cell_imp):
+    """Linear drag between submerged outline samples and the fluid in their cell.
+
+    Impulse on the body ``coef * (u_fluid - v_sample)`` per sample (``coef`` = drag rate x layer
+    mass x h, bounded so that one substep never more than halves the relative velocity of the
+    cell's fluid); minus the same goes to the fluid of that cell via ``out_cell_imp``
+    (ny, nx, 2), so momentum is conserved. ``mass``/``mom`` are the fluid-only cell sums.
+    """
+    ny, nx = mass.shape
+    inv = 1.0 / a0
+    for k in range(n):
+        b = owner[k]
+        if not dynamic[b]:
+            continue
+        lev = _level_at(levels, b, pos[k, 0])
+        if math.isnan(lev) or pos[k, 1] > lev:
+            continue
+        i = int(math.floor(pos[k, 0] * inv))
+        j = int(math.floor(pos[k, 1] * inv))
+        if i < 0 or i >= nx or j < 0 or j >= ny:
+            continue
+        mf = mass[j, i]
+        if mf < min_mass:
+            continue
+        c = min(coef, 0.5 * mf)
+        jx = c * (mom[j, i, 0] / mf - vel[k, 0])
+        jy = c * (mom[j, i, 1] / mf - vel[k, 1])
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
+        out_cell_imp[j, i, 0] -= jx
+        out_cell_imp[j, i, 1] -= jy
+
+
+@njit(cache=True)
+def apply_cell_impulses(pos, vel, n, a0, cell_imp, mass):
+    """Share each cell's impulse ``cell_imp`` (ny, nx, 2) among its fluid particles by mass
+    (every particle of the cell gets the same velocity change); ``mass`` is the cells' fluid
+    mass from :func:`deposit_fluid` (same positions)."""
+    ny, nx = mass.shape
+    inv = 1.0 / a0
+    for p in range(n):
+        i = min(max(int(pos[p, 0] * inv), 0), nx - 1)
+        j = min(max(int(pos[p, 1] * inv), 0), ny - 1)
+        m = mass[j, i]
+        if m > 0.0:
+            vel[p, 0] += cell_imp[j, i, 0] / m
+            vel[p, 1] += cell_imp[j, i, 1] / m
+
+
+@njit(cache=True)
+def sample_bounds(pos, owner, n_bodies, half, out_box):
+    """World bounding box of each body's samples, grown by ``half``; empty bodies get NaN."""
+    for b in range(n_bodies):
+        out_box[b, 0] = 1e300
+        out_box[b, 1] = 1e300
+        out_box[b, 2] = -1e300
+        out_box[b, 3] = -1e300
+    for k in range(pos.shape[0]):
+        b = owner[k]
+        out_box[b, 0] = min(out_box[b, 0], pos[k, 0] - half)
+        out_box[b, 1] = min(out_box[b, 1], pos[k, 1] - half)
+        out_box[b, 2] = max(out_box[b, 2], pos[k, 0] + half)
+        out_box[b, 3] = max(out_box[b, 3], pos[k, 1] + half)
+    for b in range(n_bodies):
+        if out_box[b, 0] > out_box[b, 2]:
+            for c in range(4):
+                out_box[b, c] = np.nan
+
+
+@njit(cache=True)
+def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad, a0, rho,
+                      kick_x, kick_y, out_j, out_tau):
+    """The cell-pressure stage's push on the bodies' cover: ``-rho * w A * (grad - g h)`` per
+    interior sample, where ``w A`` is the sample's share of the cover (:func:`submerged_cover`),
+    ``grad`` the stage's per-cell velocity correction (``v -= grad``) and ``g h`` the
+    hydrostatic part that the cover's gravity kick put in and :func:`buoyancy_impulses`
+    already gives. What is left is the dynamic pressure: a body moving through the fluid takes
+    the reaction of the fluid that the pressure stage pushed out of its way."""
+    ny, nx = grad.shape[0], grad.shape[1]
+    inv = 1.0 / a0
+    for k in range(n):
+        b = owner[k]
+        if not dynamic[b]:
+            continue
+        i = int(math.floor(pos[k, 0] * inv))
+        j = int(math.floor(pos[k, 1] * inv))
+        if i < 0 or i >= nx or j < 0 or j >= ny:
+            continue
+        w = 1.0
+        lev = _level_at(levels, b, pos[k, 0])
+        if not math.isnan(lev):
+            w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
+        if w <= 0.0:
+            continue
+        c = -rho * area[k] * w
+        jx = c * (grad[j, i, 0] - kick_x)
+        jy = c * (grad[j, i, 1] - kick_y)
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
+
+
+@njit(cache=True)
+def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_y, vel,
+                    out_area):
+    """Weight and velocity of the interior samples for the cell-pressure stage's solid cover:
+    the fluid the body displaces, at the velocity that fluid would have.
+
+    Below the body's water level (weight ``w`` as in :func:`buoyancy_impulses`; ``w = 1`` where
+    no level is known) the sample counts with area ``w A`` and its velocity carries the gravity
+    kick ``g h`` that the fluid got this substep. A dynamic body's velocity already holds that
+    kick (pymunk's last step; its buoyancy only comes in the exchange stage), a static or
+    kinematic body's does not and gets it added. The part above the water is left out: the
+    pressure solve would treat it as a column of fluid standing above the surface.
+    """
+    for k in range(n):
+        b = owner[k]
+        w = 1.0
+        lev = _level_at(levels, b, pos[k, 0])
+        if not math.isnan(lev):
+            w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
+        out_area[k] = w * area[k]
+        if not dynamic[b]:
+            vel[k, 0] += kick_x
+            vel[k, 1] += kick_y
+
+
+@njit(cache=True)
+def column_tops(pos, n, a0, count, gamma, col_w, out_top):
+    """Highest fluid particle in each column of width ``col_w`` whose pressure cell below it
+    holds fluid (cloud-in-cell ``count`` >= gamma / 4 one cell down), so that a droplet in the
+    air does not count as the surface. Empty columns get -inf."""
+    ny, nx = count.shape
+    out_top[:] = -np.inf
+    inv = 1.0 / a0
+    inv_c = 1.0 / col_w
+    ncol = out_top.shape[0]
+    for p in range(n):
+        x = pos[p, 0]
+        y = pos[p, 1]
+        c = min(max(int(x * inv_c), 0), ncol - 1)
+        if y <= out_top[c]:
+            continue
+        i = min(max(int(x * inv), 0), nx - 1)
+        j = int(y * inv - 0.5)
+        if j >= 1 and count[min(j - 1, ny - 1), i] < 0.25 * gamma:
+            continue
+        out_top[c] = y
+
+
+@njit(cache=True)
+def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean,
+                     out_level):
+    """Free-surface level left and right of each body from :func:`column_tops`: the mean of the
+    column tops plus half a particle layer, over the columns between ``near`` and ``far`` from the
+    body's bounding box whose cell at the top holds less than ``min_clean`` solid cover."""
+    ny, nx = solid_frac.shape
+    ncol = tops.shape[0]
+    for b in range(body_box.shape[0]):
+        x0 = body_box[b, 0]
+        x1 = body_box[b, 2]
+        for side in range(2):
+            if side == 0:
+                lo = x0 - far
+                hi = x0 - near
+            else:
+                lo = x1 + near
+                hi = x1 + far
+            c0 = max(int(math.ceil(lo / col_w)), 0)
+            c1 = min(int(math.floor(hi / col_w)), ncol)
+            s = 0.0
+            xs = 0.0
+            k = 0
+            for c in range(c0, c1):
+                t = tops[c]
+                if not math.isfinite(t):
+                    continue
+                i = min(max(int((c + 0.5) * col_w / a0), 0), nx - 1)
+                j = min(max(int(t / a0), 0), ny - 1)
+                if solid_frac[j, i] >= min_clean:
+                    continue
+                s += t
+                xs += (c + 0.5) * col_w
+                k += 1
+            if k > 0:
+                out_level[b, 2 * side] = xs / k
+                out_level[b, 2 * side + 1] = s / k + half_layer
+            else:
+                out_level[b, 2 * side] = np.nan
+                out_level[b, 2 * side + 1] = np.nan

@@ -1,0 +1,242 @@
+"""Shape sampling: pymunk shape geometry -> points in body-local coordinates.
+
+Runs once per shape, when it is coupled (plain numpy; nothing here is per step). Three products:
+
+* **outline** points at spacing ``r_L / 2`` along the shape's surface (the rounding radius
+  included): the solid particles of the fluid's local-repulsion stage. DESIGN.md measured that
+  ``r_L`` spacing leaks and ``r_L / 2`` holds (with geometric containment behind it).
+* **interior** points on a body-local square grid at spacing ``s`` (about ``a0 / 4``), each
+  carrying an area, scaled so that the areas sum to the exact shape area: they rasterise the
+  body's volume into the pressure grid and carry the buoyancy.
+* a **geometry** record (circle, capsule or convex polygon with radius) for containment.
+
+Shapes: ``pymunk.Circle`` (radius, offset), ``pymunk.Segment`` (a capsule ``a``-``b`` with
+radius), ``pymunk.Poly`` (convex, counter-clockwise, with rounding radius).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pymunk
+from numpy.typing import NDArray
+
+__all__ = [
+    "ShapeGeometry",
+    "geometry_of",
+    "outline_points",
+    "interior_points",
+    "shape_area",
+    "contains",
+    "local_bounds",
+    "max_inset",
+]
+
+CIRCLE, CAPSULE, POLYGON = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class ShapeGeometry:
+    """Body-local geometry of one coupled shape.
+
+    Attributes:
+        kind: 0 circle, 1 capsule (segment with radius), 2 convex polygon with radius.
+        points: (k, 2) body-local points: the centre (circle), the end points (capsule) or the
+            counter-clockwise vertices (polygon).
+        radius: Rounding radius (circle radius; segment and polygon rounding).
+    """
+
+    kind: int
+    points: NDArray[np.float64]
+    radius: float
+
+
+def geometry_of(shape: pymunk.Shape) -> ShapeGeometry:
+    """Body-local geometry of a pymunk Circle, Segment or Poly.
+
+    Raises:
+        TypeError: for any other shape type.
+    """
+    if isinstance(shape, pymunk.Circle):
+        o = shape.offset
+        return ShapeGeometry(CIRCLE, np.array([[o.x, o.y]]), float(shape.radius))
+    if isinstance(shape, pymunk.Segment):
+        a, b = shape.a, shape.b
+        return ShapeGeometry(CAPSULE, np.array([[a.x, a.y], [b.x, b.y]]), float(shape.radius))
+    if isinstance(shape, pymunk.Poly):
+        v = np.array([[p.x, p.y] for p in shape.get_vertices()], dtype=np.float64)
+        if _signed_area(v) < 0.0:
+            v = v[::-1].copy()
+        return ShapeGeometry(POLYGON, v, float(shape.radius))
+    raise TypeError(
+        f"shape must be a pymunk Circle, Segment or Poly, got {type(shape).__name__}"
+    )
+
+
+def _signed_area(v: NDArray[np.float64]) -> float:
+    if len(v) < 3:
+        return 0.0
+    x, y = v[:, 0], v[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+
+
+def shape_area(g: ShapeGeometry) -> float:
+    """Exact area of the shape, rounding included."""
+    r = g.radius
+    if g.kind == CIRCLE:
+        return math.pi * r * r
+    if g.kind == CAPSULE:
+        return 2.0 * r * float(np.linalg.norm(g.points[1] - g.points[0])) + math.pi * r * r
+    v = g.points
+    perim = float(np.linalg.norm(np.roll(v, -1, axis=0) - v, axis=1).sum()) if len(v) > 1 else 0.0
+    return abs(_signed_area(v)) + perim * r + math.pi * r * r
+
+
+def _arc(c: NDArray[np.float64], r: float, a0: float, a1: float, spacing: float,
+         endpoint: bool) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Points on an arc of radius r (at most ``spacing`` apart) and their outward normals."""
+    n = max(1, int(math.ceil(abs(a1 - a0) * r / spacing)))
+    t = np.linspace(a0, a1, n + 1 if endpoint else n, endpoint=endpoint)
+    nrm = np.column_stack([np.cos(t), np.sin(t)])
+    return c + r * nrm, nrm
+
+
+def _line(p: NDArray[np.float64], q: NDArray[np.float64], spacing: float,
+          normal: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Points from p (included) towards q (excluded) at most ``spacing`` apart, with a normal."""
+    n = max(1, int(math.ceil(float(np.linalg.norm(q - p)) / spacing)))
+    t = np.arange(n)[:, None] / n
+    return p + t * (q - p), np.broadcast_to(normal, (n, 2))
+
+
+def max_inset(g: ShapeGeometry) -> float:
+    """How far surface points can move inwards and stay inside the shape (the inradius)."""
+    if g.kind in (CIRCLE, CAPSULE):
+        return g.radius
+    v = g.points
+    c = v.mean(axis=0)
+    k = len(v)
+    dmin = math.inf
+    for i in range(k):
+        p, q = v[i], v[(i + 1) % k]
+        d = q - p
+        ln = float(np.linalg.norm(d))
+        if ln > 1e-12:
+            dmin = min(dmin, abs(float(d[0] * (c[1] - p[1]) - d[1] * (c[0] - p[0]))) / ln)
+    return g.radius + (0.0 if not math.isfinite(dmin) else dmin)
+
+
+def outline_points(g: ShapeGeometry, spacing: float, inset: float = 0.0) -> NDArray[np.float64]:
+    """Points along the shape's surface (rounding radius included), at most ``spacing`` apart
+    along the surface, moved ``inset`` inwards along the surface normal (at most the shape's
+    inradius, so thin shapes keep their points inside)."""
+    r = g.radius
+    parts: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = []
+    if g.kind == CIRCLE:
+        if r <= 0.0:
+            return g.points.copy()
+        parts.append(_arc(g.points[0], r, 0.0, 2.0 * math.pi, spacing, endpoint=False))
+    elif g.kind == CAPSULE:
+        a, b = g.points
+        d = b - a
+        ln = float(np.linalg.norm(d))
+        if ln <= 1e-12:
+            return outline_points(ShapeGeometry(CIRCLE, a[None, :], r), spacing, inset)
+        n = np.array([-d[1], d[0]]) / ln
+        if r <= 0.0:
+            pts, _ = _line(a, b, spacing, n)
+            return np.concatenate([pts, b[None, :]])
+        ang = math.atan2(n[1], n[0])
+        parts += [_line(a + r * n, b + r * n, spacing, n),
+                  _arc(b, r, ang, ang - math.pi, spacing, endpoint=False),
+                  _line(b - r * n, a - r * n, spacing, -n),
+                  _arc(a, r, ang + math.pi, ang, spacing, endpoint=False)]
+    else:
+        v = g.points
+        k = len(v)
+        for i in range(k):
+            p, q = v[i], v[(i + 1) % k]
+            d = q - p
+            ln = float(np.linalg.norm(d))
+            if ln <= 1e-12:
+                continue
+            n = np.array([d[1], -d[0]]) / ln  # outward normal of a counter-clockwise polygon
+            parts.append(_line(p + r * n, q + r * n, spacing, n))
+            if r > 0.0:
+                d2 = v[(i + 2) % k] - q
+                n2 = np.array([d2[1], -d2[0]]) / max(float(np.linalg.norm(d2)), 1e-12)
+                a0 = math.atan2(n[1], n[0])
+                a1 = math.atan2(n2[1], n2[0])
+                while a1 < a0:
+                    a1 += 2.0 * math.pi
+                if a1 - a0 > 1e-9:
+                    parts.append(_arc(q, r, a0, a1, spacing, endpoint=False))
+        if not parts:
+            return v.copy()
+    pts = np.concatenate([p for p, _ in parts])
+    nrm = np.concatenate([n for _, n in parts])
+    d = min(max(inset, 0.0), max_inset(g))
+    return np.ascontiguousarray(pts - d * nrm)
+
+
+def contains(g: ShapeGeometry, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Which body-local points lie inside the shape (numpy, set-up time only)."""
+    r = g.radius
+    if g.kind == CIRCLE:
+        return ((pts - g.points[0]) ** 2).sum(axis=1) < r * r
+    if g.kind == CAPSULE:
+        return _dist_to_segment(pts, g.points[0], g.points[1]) < r
+    v = g.points
+    k = len(v)
+    inside = np.ones(len(pts), bool)
+    near = np.zeros(len(pts), bool)
+    for i in range(k):
+        p, q = v[i], v[(i + 1) % k]
+        d = q - p
+        cross = d[0] * (pts[:, 1] - p[1]) - d[1] * (pts[:, 0] - p[0])
+        inside &= cross >= 0.0
+        if r > 0.0:
+            near |= _dist_to_segment(pts, p, q) < r
+    return inside | near
+
+
+def _dist_to_segment(pts: NDArray[np.float64], a: NDArray[np.float64],
+                     b: NDArray[np.float64]) -> NDArray[np.float64]:
+    d = b - a
+    l2 = float(d @ d)
+    t = np.zeros(len(pts)) if l2 <= 1e-24 else np.clip(((pts - a) @ d) / l2, 0.0, 1.0)
+    c = a + t[:, None] * d
+    return np.sqrt(((pts - c) ** 2).sum(axis=1))
+
+
+def local_bounds(g: ShapeGeometry) -> tuple[float, float, float, float]:
+    """Body-local bounding box ``(x0, y0, x1, y1)`` of the shape, rounding included."""
+    r = g.radius
+    lo = g.points.min(axis=0) - r
+    hi = g.points.max(axis=0) + r
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
+def interior_points(
+    g: ShapeGeometry, spacing: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Grid points inside the shape at ``spacing`` and their areas (summing to the exact area).
+
+    A shape thinner than the grid still gets at least one point (at its centre), so that every
+    shape has volume in the pressure grid.
+    """
+    x0, y0, x1, y1 = local_bounds(g)
+    xs = np.arange(x0 + 0.5 * spacing, x1, spacing)
+    ys = np.arange(y0 + 0.5 * spacing, y1, spacing)
+    if len(xs) and len(ys):
+        gx, gy = np.meshgrid(xs, ys)
+        pts = np.column_stack([gx.ravel(), gy.ravel()])
+        pts = pts[contains(g, pts)]
+    else:
+        pts = np.zeros((0, 2))
+    if len(pts) == 0:
+        pts = g.points.mean(axis=0)[None, :]
+    area = np.full(len(pts), shape_area(g) / len(pts))
+    return pts, area
