@@ -22,6 +22,10 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .levels import LevelSource
 
 __all__ = ["main", "has_display", "parse_size"]
 
@@ -154,6 +158,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0 if result.error is None else 1
 
 
+def _short_name(source: LevelSource, typed: str) -> str:
+    """A built-in demo's short name when ``source`` is one (``python -m demos.harbor``)."""
+    from .levels import LevelError, resolve_level
+
+    try:
+        builtin = resolve_level(source.name)
+    except LevelError:
+        return typed
+    return source.name if builtin.path == source.path else typed
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """``fluidworld play``: a window; headless, a GIF; without a display, advice."""
     from .levels import LevelError, resolve_level
@@ -163,19 +178,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     except LevelError as exc:
         raise CliError(str(exc)) from None
     if headless_requested():
-        args.out = args.out or Path("out") / f"{source.name}.gif"
+        args.out = args.out or (Path("out") / f"{source.name}.gif").resolve()
         if args.frames is None:
             args.frames = 150
         print(f"ARCADE_HEADLESS is set: rendering {source.name} to {args.out} instead of "
               "opening a window", file=sys.stderr)
         return cmd_render(args)
     if not has_display():
+        name = _short_name(source, args.level)
         print(
             "fluidworld: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so no window "
             "can open.\n"
-            f"  Render it headless instead:  fluidworld render {args.level} --frames 150 "
+            f"  Render it headless instead:  fluidworld render {name} --frames 150 "
             f"--out out/{source.name}.gif\n"
-            f"  or:  ARCADE_HEADLESS=1 fluidworld play {args.level}",
+            f"  or:  ARCADE_HEADLESS=1 fluidworld play {name}",
             file=sys.stderr,
         )
         return 1
