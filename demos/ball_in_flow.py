@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 WALL_X = 470.0
@@ -24,7 +25,7 @@ class BallInFlow(Level):
     width = 960.0
     height = 540.0
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         world.add_static_segment((WALL_X, 0), (WALL_X, 420), radius=10)
         # left: pool at rest and a falling ball
         world.add_fluid_rect(0, 0, WALL_X - 10, 170)
@@ -34,7 +35,7 @@ class BallInFlow(Level):
         self.flying = world.add_ball((900, 22), 20, density=0.3, sprite="ball")
         self.bind("J", self.drop_again, "drop the left ball again")
 
-    def drop_again(self, world):
+    def drop_again(self, world: World) -> None:
         body = self.falling.body
         body.position = (WALL_X / 2, 440)
         body.velocity = (0.0, 0.0)

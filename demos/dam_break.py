@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 
@@ -22,7 +23,7 @@ class DamBreak(Level):
     width = 960.0
     height = 540.0
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         world.add_fluid_rect(0, 0, 300, 380)
         world.add_static_poly([(600, 0), (700, 0), (700, 30), (600, 30)])  # a low step
         world.add_box((760, 30), (40, 40), density=0.5, sprite="crate")

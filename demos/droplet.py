@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 POOL_DEPTH = 150.0
@@ -25,14 +26,14 @@ class Droplet(Level):
     width = 960.0
     height = 540.0
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         world.add_fluid_rect(0, 0, self.width, POOL_DEPTH)
         self.drops = 0
         self.drop(world, x=self.width / 2)
         self.every(4.0, self.drop, name="next drop")
         self.bind("J", self.drop, "drop a drop")
 
-    def drop(self, world, x: float | None = None):
+    def drop(self, world: World, x: float | None = None) -> None:
         if self.drops >= MAX_DROPS:
             return
         self.drops += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 RATE = 360.0
@@ -24,7 +25,7 @@ class FaucetAndDrain(Level):
     width = 960.0
     height = 540.0
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         # basin (left), ramp down to the right, sink with a drain in the floor
         # walls that hold water are >= 2 cells (20 units) thick
         world.add_static_segment((40, 300), (40, 120), radius=10)
@@ -42,15 +43,15 @@ class FaucetAndDrain(Level):
         self.bind("UP", lambda w: self.set_rate(self.faucet.rate + 120), "more flow")
         self.bind("DOWN", lambda w: self.set_rate(self.faucet.rate - 120), "less flow")
 
-    def toggle(self, world):
+    def toggle(self, world: World) -> None:
         self.faucet.enabled = not self.faucet.enabled
         self.say("faucet " + ("on" if self.faucet.enabled else "off"))
 
-    def set_rate(self, rate: float):
+    def set_rate(self, rate: float) -> None:
         self.faucet.rate = min(max(rate, 0.0), 1200.0)
         self.say(f"faucet: {self.faucet.rate:.0f} particles/s")
 
-    def update(self, world, dt):
+    def update(self, world: World, dt: float) -> None:
         self.status = (f"emitted {self.faucet.emitted}   drained {self.drain.removed}   "
                        f"in the scene {world.fluid.count}")
 

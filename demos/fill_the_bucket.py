@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sys
 
+from fluidworld import World
 from fluidworld.levels import FillGoal, Level
 
 NOZZLE = (90.0, 430.0)
@@ -31,7 +32,7 @@ class FillTheBucket(Level):
     width = 960.0
     height = 540.0
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         x0, fy, x1, rim = BUCKET
         # walls that hold water are >= 2 cells (20 units) thick
         world.add_static_segment((400, 0), (400, 300), radius=10)  # the wall to clear
@@ -58,15 +59,15 @@ class FillTheBucket(Level):
         a = math.radians(self.angle)
         return (math.cos(a), math.sin(a))
 
-    def aim(self, degrees: float):
+    def aim(self, degrees: float) -> None:
         self.angle = min(max(self.angle + degrees, -30.0), 90.0)
         self.hose.direction = self._direction()
 
-    def toggle(self, world):
+    def toggle(self, world: World) -> None:
         if self.hose.emitted < SUPPLY:
             self.hose.enabled = not self.hose.enabled
 
-    def update(self, world, dt):
+    def update(self, world: World, dt: float) -> None:
         if self.hose.emitted >= SUPPLY and self.hose.enabled:
             self.hose.enabled = False
             self.out_of_water_at = self.time

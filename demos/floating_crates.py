@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 WATER_LEVEL = 190.0
@@ -24,8 +25,7 @@ class FloatingCrates(Level):
     width = 960.0
     height = 540.0
 
-    def build(self, world):
-        w = self.width
+    def build(self, world: World) -> None:
         # a pool: the world box is the tank; a low step on the right makes a beach
         world.add_static_poly([(820, 0), (960, 0), (960, 120), (900, 120)])
         world.add_fluid_rect(0, 0, 880, WATER_LEVEL)
@@ -39,9 +39,8 @@ class FloatingCrates(Level):
         self.anvil = world.add_box((590, 330), (54, 34), density=6.0, sprite="anvil")
         self.bind("K", self.drop_anvil, "drop an anvil")
         self.say("Drag bodies with the left mouse button, pour water with the right", 5.0)
-        _ = w
 
-    def drop_anvil(self, world):
+    def drop_anvil(self, world: World) -> None:
         world.add_box((440, 480), (54, 34), density=6.0, sprite="anvil")
 
 

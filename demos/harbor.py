@@ -13,6 +13,7 @@ import sys
 
 import pymunk
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 GATE_X = 300.0
@@ -32,7 +33,7 @@ class Harbor(Level):
     width = 1280.0
     height = 540.0
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         # quay on the right, a low sea wall under the gate
         world.add_static_poly([(1150, 0), (1280, 0), (1280, 170), (1150, 170)])
         world.add_static_segment((GATE_X, 0), (GATE_X, 20), radius=GATE_W / 2)
@@ -58,17 +59,17 @@ class Harbor(Level):
         self.bind("G", self.toggle_gate, "open/close the gate")
 
     # the gate moves at GATE_SPEED towards its target height; update() stops it there
-    def open_gate(self, world):
+    def open_gate(self, world: World) -> None:
         self.gate_target = GATE_H / 2 + GATE_H - 30.0
         self.say("The gate is open!")
 
-    def toggle_gate(self, world):
+    def toggle_gate(self, world: World) -> None:
         if self.gate_target > GATE_H / 2:
             self.gate_target = GATE_H / 2
         else:
             self.open_gate(world)
 
-    def update(self, world, dt):
+    def update(self, world: World, dt: float) -> None:
         body = self.gate.body
         dy = self.gate_target - body.position.y
         step = GATE_SPEED * dt

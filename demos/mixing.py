@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from fluidworld import World
 from fluidworld.levels import Level
 
 INK = 1  # material id of the second fluid
@@ -28,7 +29,7 @@ class Mixing(Level):
     render_mode = "sprites"
     pour_material = INK
 
-    def build(self, world):
+    def build(self, world: World) -> None:
         band = (self.width / 3, 2 * self.width / 3)
         world.add_fluid_rect(0, 0, band[0], self.height, material=0)
         world.add_fluid_rect(band[0], 0, band[1], self.height, material=INK)
@@ -37,7 +38,7 @@ class Mixing(Level):
         world.fluid.material_accelerations[INK] = (0.0, -self.push)
         self.bind("T", self.reverse, "reverse the push")
 
-    def reverse(self, world):
+    def reverse(self, world: World) -> None:
         self.push = -self.push
         world.fluid.material_accelerations[INK] = (0.0, -self.push)
         self.say("pushing " + ("down" if self.push > 0 else "up"))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..fluid import FluidParams
 from .scripting import (
@@ -40,6 +40,9 @@ from .scripting import (
     Watch,
     normalize_key,
 )
+
+if TYPE_CHECKING:
+    from ..world import Drain, Emitter, World
 
 __all__ = ["Level", "RESERVED_KEYS"]
 
@@ -90,7 +93,7 @@ class Level:
     window_size: ClassVar[tuple[int, int] | None] = None
 
     def __init__(self) -> None:
-        self.world: Any = None
+        self.world: World | None = None
         self._reset_script()
 
     def _reset_script(self) -> None:
@@ -134,22 +137,22 @@ class Level:
         return self.steps * self.dt
 
     # ------------------------------------------------------------------ to override
-    def build(self, world: Any) -> None:
+    def build(self, world: World) -> None:
         """Create the level's geometry, fluid, bodies and scripted events. Override this."""
         raise NotImplementedError(f"{type(self).__name__} must define build(self, world)")
 
-    def update(self, world: Any, dt: float) -> None:
+    def update(self, world: World, dt: float) -> None:
         """Called after every physics step (after timers, triggers and goals). Optional."""
 
     # ------------------------------------------------------------------ running
-    def start(self, world: Any) -> None:
+    def start(self, world: World) -> None:
         """Reset the script state and ``build`` into ``world`` (the runner calls this)."""
         self._reset_script()  # a rebuild starts from a clean script state
         self.world = world
         self.dt = float(world.fluid.params.dt)
         self.build(world)
 
-    def advance(self, world: Any, dt: float | None = None) -> None:
+    def advance(self, world: World, dt: float | None = None) -> None:
         """Count one step, then fire due timers, triggers and goals, then call ``update``.
 
         Call once after each ``world.step()``. Exceptions from level code propagate.
@@ -173,7 +176,7 @@ class Level:
         self.messages = [m for m in self.messages if m.until > now]
         self.update(world, self.dt)
 
-    def press(self, key: str, world: Any | None = None) -> bool:
+    def press(self, key: str, world: World | None = None) -> bool:
         """Run the level's binding for ``key``; returns whether there was one."""
         binding = self.bindings.get(normalize_key(key))
         if binding is None:
@@ -245,7 +248,7 @@ class Level:
         rate: float = 300.0,
         material: int | str = 0,
         width: float | None = None,
-    ) -> Any:
+    ) -> Emitter:
         """A faucet: ``world.add_emitter`` with friendly defaults (straight down, 300/s).
 
         Emits exactly ``rate`` particles per second of level time; switch it with
@@ -253,18 +256,18 @@ class Level:
         """
         return self._world().add_emitter(position, direction, speed, rate, material, width)
 
-    def drain(self, region: Sequence[float]) -> Any:
+    def drain(self, region: Sequence[float]) -> Drain:
         """A drain: ``world.add_drain((x0, y0, x1, y1))``; ``drain.removed`` counts particles."""
         return self._world().add_drain(tuple(region))
 
-    def _world(self) -> Any:
+    def _world(self) -> World:
         if self.world is None:
             raise RuntimeError("the level has no world yet: call this from build() or later")
         return self.world
 
     def goal(
         self,
-        check: Callable[[Any], float | bool],
+        check: Callable[[World], float | bool],
         message: str = "Level complete!",
         *,
         hold: float = 0.5,
