@@ -227,7 +227,8 @@ class Game:
         self.sprites = BodySprites()
         self._sprite_ids: dict[int, pymunk.Body] = {}
         self.shapes = ShapeLayer(world, getattr(world, "bounds", ()))
-        self.debug = DebugOverlay(world.fluid, enabled=self.debug_on)
+        # the overlay's own timings sit where the HUD is; the Game draws them top-right
+        self.debug = DebugOverlay(world.fluid, enabled=self.debug_on, show_timings=False)
         self.resize(*self.window.get_size())
 
     def resize(self, width: int, height: int) -> None:
@@ -590,6 +591,8 @@ class Game:
                 t.text = big[-1]
                 t.position = (w / 2, h * 0.62)
                 t.draw()
+        if self.debug_on:
+            self._draw_timings(w, h)
         error = self.session.error
         if error is not None:
             box_h = 70
@@ -599,6 +602,23 @@ class Game:
             t.text = f"Level error (edit the file, then F5 to reload):\n{error}"
             t.position = (margin, h - 30)
             t.draw()
+
+
+    def _draw_timings(self, w: int, h: int) -> None:
+        """Per-stage milliseconds of the last step, top-right (debug overlay on)."""
+        profile = self.world.profile
+        names = self._text("t_names", color=HUD_COLOR, font_size=10, multiline=True,
+                           width=130, anchor_y="top")
+        values = self._text("t_values", color=HUD_COLOR, font_size=10, multiline=True,
+                            width=70, align="right", anchor_y="top")
+        names.text = "\n".join([*profile, "total"])
+        values.text = "\n".join([f"{ms:.2f} ms" for ms in profile.values()]
+                                 + [f"{sum(profile.values()):.2f} ms"])
+        top = h - 8 - (22 if self.hud else 0)
+        names.position = (w - 210, top)
+        values.position = (w - 80, top)
+        names.draw()
+        values.draw()
 
 
 # ------------------------------------------------------------------------------ the window
