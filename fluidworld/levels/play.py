@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import arcade
 import numpy as np
@@ -37,6 +37,9 @@ from ..render import (
 from ..render.offscreen import offscreen_window, read_pixels
 from .base import Level
 from .loader import LevelSession
+
+if TYPE_CHECKING:
+    from ..world import Emitter, World
 
 __all__ = [
     "Game",
@@ -83,7 +86,7 @@ class ShapeLayer:
         skip: Shapes never drawn (the world's invisible bounds).
     """
 
-    def __init__(self, world: Any, skip: tuple[pymunk.Shape, ...] = ()) -> None:
+    def __init__(self, world: World, skip: tuple[pymunk.Shape, ...] = ()) -> None:
         self.world = world
         self.skip = set(skip)
 
@@ -188,15 +191,15 @@ class Game:
         self.mouse_body = pymunk.Body(body_type=pymunk.Body.KINEMATIC)
         self.grab: pymunk.PivotJoint | None = None
         self.grabbed: pymunk.Body | None = None
-        self.pour_emitter: Any = None
-        self._world: Any = None
+        self.pour_emitter: Emitter | None = None
+        self._world: World | None = None
         self._last_draw: float | None = None
         self._texts: dict[str, arcade.Text] = {}
         self._bind_world()
 
     # ------------------------------------------------------------------ world binding
     @property
-    def world(self) -> Any:
+    def world(self) -> World:
         """The running world."""
         return self.session.world
 
@@ -216,10 +219,8 @@ class Game:
             self.fluid_renderer.release()
         self._world = world
         level = self.session.level
+        # the look: chosen by the player (M, or --mode), else the level's
         mode = self.requested_mode or (level.render_mode if level is not None else "liquid")
-        old_mode = getattr(self, "fluid_renderer", None)
-        if old_mode is not None and self.requested_mode is None:
-            mode = old_mode.mode  # keep the player's choice across reloads
         self.fluid_renderer = FluidRenderer(
             world.fluid, mode=mode, liquid=LiquidStyle(opacity=0.72)  # type: ignore[arg-type]
         )
@@ -383,7 +384,7 @@ class Game:
             k.F5: self.reload,
             k.D: self.toggle_debug,
             k.F: lambda: self.debug.cycle_field(),
-            k.M: lambda: self.fluid_renderer.toggle_mode(),
+            k.M: self.toggle_mode,
             k.H: self.toggle_help,
             k.C: lambda: self.spawn("crate"),
             k.B: lambda: self.spawn("ball"),
@@ -427,6 +428,11 @@ class Game:
         """Show or hide the debug overlay."""
         self.debug_on = self.debug.toggle()
         return self.debug_on
+
+    def toggle_mode(self) -> str:
+        """Switch the fluid look (liquid/sprites); the choice survives resets and reloads."""
+        self.requested_mode = self.fluid_renderer.toggle_mode()
+        return self.requested_mode
 
     def toggle_help(self) -> bool:
         """Show or hide the help line."""
