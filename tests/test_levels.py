@@ -257,7 +257,7 @@ def test_metadata_drives_the_world_parameters() -> None:
         width = 300.0
         height = 400.0
         gravity = (0.0, -500.0)
-        fluid = {"substeps": 3}
+        fluid_params = {"substeps": 3}
         camera = (0.0, 0.0, 300.0, 200.0)
 
     s = session_of(Tall)

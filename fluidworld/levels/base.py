@@ -66,7 +66,7 @@ class Level:
             world.
         render_mode: ``"liquid"`` or ``"sprites"`` (the player can switch at run time).
         background: Clear colour, RGBA 0..255.
-        fluid: Extra keyword overrides for :meth:`FluidParams.game` (``a0``, ``gamma``,
+        fluid_params: Extra keyword overrides for :meth:`FluidParams.game` (``a0``, ``gamma``,
             ``substeps``, ``pressure_iterations``, ...).
         pour_material: Material id the right mouse button pours by default.
         window_size: Preferred window size in pixels; ``None`` fits the camera into 1280x720.
@@ -88,7 +88,7 @@ class Level:
     camera: ClassVar[tuple[float, float, float, float] | None] = None
     render_mode: ClassVar[str] = "liquid"
     background: ClassVar[tuple[int, int, int, int]] = (14, 18, 30, 255)
-    fluid: ClassVar[dict[str, Any]] = {}
+    fluid_params: ClassVar[dict[str, Any]] = {}
     pour_material: ClassVar[int] = 0
     window_size: ClassVar[tuple[int, int] | None] = None
 
@@ -112,9 +112,15 @@ class Level:
     # ------------------------------------------------------------------ metadata
     def make_params(self) -> FluidParams:
         """Fluid parameters for this level: the game preset at the level's size and gravity."""
-        overrides = dict(self.fluid)
+        overrides = dict(self.fluid_params)
         overrides.setdefault("gravity", tuple(self.gravity))
         return FluidParams.game(float(self.width), float(self.height), **overrides)
+
+    def make_world(self) -> World:
+        """Create the level's world (override for custom materials or coupling knobs)."""
+        from ..world import World
+
+        return World(float(self.width), float(self.height), params=self.make_params())
 
     @property
     def view_rect(self) -> tuple[float, float, float, float]:

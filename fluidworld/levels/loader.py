@@ -265,10 +265,8 @@ WorldFactory = Callable[[Level], Any]
 
 
 def default_world_factory(level: Level) -> Any:
-    """``World(level.width, level.height, params=level.make_params())``."""
-    from ..world import World
-
-    return World(float(level.width), float(level.height), params=level.make_params())
+    """``level.make_world()``: by default ``World(width, height, params=make_params())``."""
+    return level.make_world()
 
 
 class LevelSession:
