@@ -13,7 +13,8 @@ Stages, each timed into :attr:`World.profile` (ms per step, summed over substeps
 5. ``srd_collision``    paper Eq. 3
 6. ``cell_pressure``    paper Eq. 7-10 (or the converged solver), solid cover included
 7. ``advect``           r += v h, containment in the box and out of every shape
-8. ``exchange``         impulses, buoyancy and drag -> bodies; ``space.step(h)``
+8. ``exchange``         impulses, buoyancy and drag -> bodies; ``space.step(h)``; after the
+                        last substep, containment once more against the moved bodies
 9. ``events``           (once per step) drains, emitters, bodies entering/leaving water
 
 Entities (bodies, static shapes, drains, emitters) have integer ids that carry a generation:
@@ -291,9 +292,10 @@ class World:
         self.space = space
         self.coupler = Coupler(self.fluid, coupling)
         self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
-        #: Finer timings inside stages (ms per step): ``contain`` (inside ``advect``) and
-        #: ``space_step`` (inside ``exchange``).
-        self.profile_detail: dict[str, float] = {"contain": 0.0, "space_step": 0.0}
+        #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes,
+        #: inside ``advect``), ``settle`` (the end-of-step containment) and ``space_step`` (both
+        #: inside ``exchange``).
+        self.profile_detail: dict[str, float] = {"contain": 0.0, "settle": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
         self._slots: list[Entity | None] = []
@@ -325,7 +327,6 @@ class World:
             n = max(1, math.ceil(dt / p.h - 1e-9))
         h = dt / n
         self._flush()
-        self.coupler.read_bodies()  # raises on NaN bodies before anything changes
         for k in self.profile:
             self.profile[k] = 0.0
         for k in self.profile_detail:
@@ -333,15 +334,16 @@ class World:
         f = self.fluid
         self._stepping = True
         try:
-            for _ in range(n):
-                self._timed("sync_bodies", self.coupler.sync, h)
+            for sub in range(n):
+                self._timed("sync_bodies", self.coupler.sync, h, sub == 0)
                 self._timed("external_forces", f.apply_external_forces, h)
                 self._timed("bin", f.bin_particles)
                 self._timed("local_repulsion", f.repulse, h)
                 self._timed("srd_collision", f.collide, h)
                 self._timed("cell_pressure", f.solve_pressure, h)
                 self._timed("advect", self._advect, h)
-                self._timed("exchange", self._exchange, h)
+                self._timed("exchange", self._exchange, h, sub == 0)
+            self._timed("exchange", self._settle, h)
             self._timed("events", self._run_events, dt)
         finally:
             self._stepping = False
@@ -358,11 +360,16 @@ class World:
     def _advect(self, h: float) -> None:
         self.fluid.advect(h)
         t0 = time.perf_counter()
-        self.coupler.contain()
+        self.coupler.contain(h)
         self.profile_detail["contain"] += (time.perf_counter() - t0) * 1e3
 
-    def _exchange(self, h: float) -> None:
-        self.coupler.exchange(h)
+    def _settle(self, h: float) -> None:
+        t0 = time.perf_counter()
+        self.coupler.settle(h)
+        self.profile_detail["settle"] += (time.perf_counter() - t0) * 1e3
+
+    def _exchange(self, h: float, measure: bool) -> None:
+        self.coupler.exchange(h, measure)
         t0 = time.perf_counter()
         self.space.step(h)
         self.profile_detail["space_step"] += (time.perf_counter() - t0) * 1e3

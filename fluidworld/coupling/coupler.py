@@ -88,7 +88,9 @@ class CouplingParams:
         if self.fluid_density is not None and not (
             isinstance(self.fluid_density, int | float) and self.fluid_density > 0
         ):
-            raise ValueError(f"CouplingParams.fluid_density must be > 0, got {self.fluid_density!r}")
+            raise ValueError(
+                f"CouplingParams.fluid_density must be > 0, got {self.fluid_density!r}"
+            )
 
 
 @dataclass
@@ -136,17 +138,11 @@ class Coupler:
         self.levels = np.zeros((0, 4))
         self.contained = 0  # particles put back out of shapes in the last substep
         ny, nx = fluid.grid_shape
-        self._count = np.zeros((ny, nx))
-        self._mass = np.zeros((ny, nx))
-        self._mom = np.zeros((ny, nx, 2))
-        self._cell_imp = np.zeros((ny, nx, 2))
+        self._cell_imp = np.zeros((ny * nx, 2))
+        self._cell_mass = np.zeros(ny * nx)
         self._col_w = 0.5 * p.a0
         self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
-        self._bin_size = 4.0 * p.a0
-        self._nbx = max(1, math.ceil(p.width / self._bin_size))
-        self._nby = max(1, math.ceil(p.height / self._bin_size))
-        self._bin_start = np.zeros(self._nbx * self._nby + 1, np.int64)
-        self._bin_items = np.zeros(256, np.int64)
+        self._vmax = 0.0  # largest particle speed component seen in the last exchange
         self._build()
 
     # ------------------------------------------------------------------ registry
@@ -238,6 +234,7 @@ class Coupler:
         self.dynamic = np.zeros(nb, np.bool_)
         self._inv_mass = np.zeros(nb)
         self._inv_moment = np.zeros(nb)
+        self._cog_local: list[tuple[float, float]] = [(0.0, 0.0)] * nb
         # the fluid's solid arrays: walls first, then our outline particles
         f = self.fluid
         f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
@@ -246,51 +243,64 @@ class Coupler:
         self._dirty = False
 
     # ------------------------------------------------------------------ per substep
-    def read_bodies(self) -> None:
+    def read_bodies(self, full: bool = True) -> None:
         """Read every coupled body's pose and velocity into :attr:`state` (one loop, dozens).
+
+        Args:
+            full: Also read the body type, mass, moment and centre of gravity (once per step
+                is enough: they do not change inside a step).
 
         Raises:
             ValueError: a body has a non-finite position, angle or velocity.
         """
         self._build()
         st = self.state
-        dyn = self.dynamic
-        DYNAMIC = pymunk.Body.DYNAMIC
-        for k, b in enumerate(self.bodies):
+        if full:
+            dyn = self.dynamic
+            DYNAMIC = pymunk.Body.DYNAMIC
+            cogs = []
+            for k, b in enumerate(self.bodies):
+                c = b.center_of_gravity
+                cogs.append((c.x, c.y))
+                is_dyn = b.body_type == DYNAMIC
+                dyn[k] = is_dyn
+                if is_dyn:
+                    m = b.mass
+                    i = b.moment
+                    self._inv_mass[k] = 1.0 / m if m > 0 and math.isfinite(m) else 0.0
+                    self._inv_moment[k] = 1.0 / i if i > 0 and math.isfinite(i) else 0.0
+            self._cog_local = cogs
+        rows = []
+        cos, sin = math.cos, math.sin
+        for b, (gx, gy) in zip(self.bodies, self._cog_local, strict=True):
             p = b.position
-            a = b.angle
             v = b.velocity
-            cog = b.local_to_world(b.center_of_gravity)
-            c = math.cos(a)
-            s = math.sin(a)
-            st[k] = (p.x, p.y, c, s, v.x, v.y, b.angular_velocity, cog.x, cog.y)
-            is_dyn = b.body_type == DYNAMIC
-            dyn[k] = is_dyn
-            if is_dyn:
-                m = b.mass
-                i = b.moment
-                self._inv_mass[k] = 1.0 / m if m > 0 and math.isfinite(m) else 0.0
-                self._inv_moment[k] = 1.0 / i if i > 0 and math.isfinite(i) else 0.0
+            a = b.angle
+            c = cos(a)
+            s = sin(a)
+            rows.append((p.x, p.y, c, s, v.x, v.y, b.angular_velocity,
+                         p.x + c * gx - s * gy, p.y + s * gx + c * gy))
+        if rows:
+            st[:] = rows
         if len(st) and not np.isfinite(st).all():
             bad = int(np.nonzero(~np.isfinite(st).all(axis=1))[0][0])
             raise ValueError(
                 f"body {self.bodies[bad]!r} has a non-finite position, angle or velocity"
             )
 
-    def sync(self, h: float | None = None) -> None:
+    def sync(self, h: float | None = None, full: bool = True) -> None:
         """Stage ``sync_bodies``: bodies -> solid particles, solid cover, containment geometry.
 
         Args:
             h: The coming substep (default ``params.h``); it scales the gravity kick that the
                 submerged cover gets.
+            full: Re-read body types and masses too (the first substep of a step).
         """
-        self.read_bodies()
         f = self.fluid
-        nw = self._n_wall
-        if len(f.solid_pos) != nw + len(self._out_local):  # someone reset the fluid's solids
+        if len(f.solid_pos) != self._n_wall + len(self._out_local):  # fluid's solids were reset
             self._dirty = True
-            self._build()
-            self.read_bodies()
+        self.read_bodies(full or self._dirty)
+        nw = self._n_wall
         st = self.state
         if len(self._out_local):
             K.pose_points(self._out_local, self._out_owner, st, f.solid_pos[nw:],
@@ -307,41 +317,71 @@ class Coupler:
                           self._kick[1], self._in_vel, self._cover_area)
         K.rasterise_cover(self._in_pos, self._in_vel, self._cover_area, len(self._in_pos),
                           self.a0, f.solid_fraction, f.solid_cell_velocity)
-        K.pose_points(self._shape_vlocal, self._shape_vowner, st, self._shape_verts,
-                      self._shape_vvel)
-        vmax = float(np.abs(f.vel[: f.count]).max()) if f.count else 0.0
-        margin = vmax * h + self.a0
-        K.shape_bounds(self._shape_kind, self._shape_vstart, self._shape_verts,
-                       self._shape_radius, margin, self._shape_box)
-        while True:
-            total = K.build_shape_bins(self._shape_box, self._shape_active, 1.0 / self._bin_size,
-                                       self._nbx, self._nby, self._bin_start, self._bin_items)
-            if total <= len(self._bin_items):
-                break
-            self._bin_items = np.zeros(2 * total, np.int64)
+        self._pose_geometry(h)
         self.impulse[:] = 0.0
         self.angular_impulse[:] = 0.0
         self.submerged_area[:] = 0.0
 
-    def contain(self) -> int:
-        """Project fluid particles out of every coupled shape (after advection); returns how
-        many moved. The momentum change is accumulated for the bodies."""
+    def _pose_geometry(self, h: float) -> None:
+        """World geometry and bounding boxes of every shape, from :attr:`state`. A box is grown
+        by how far a particle can have moved since the ``bin`` stage (twice the largest speed
+        seen in the last exchange times ``h``, plus a cell)."""
+        K.pose_points(self._shape_vlocal, self._shape_vowner, self.state, self._shape_verts,
+                      self._shape_vvel)
+        margin = 2.0 * self._vmax * h + self.a0
+        K.shape_bounds(self._shape_kind, self._shape_vstart, self._shape_verts,
+                       self._shape_radius, margin, self._shape_box)
+
+    def settle(self, h: float | None = None) -> int:
+        """Containment against the bodies' current poses, impulses applied at once.
+
+        The World calls it at the end of a step: pymunk moved the bodies after the last
+        containment, and a fast body can have swept over particles. Returns how many moved.
+        """
+        self.read_bodies(full=False)
+        if not len(self.bodies):
+            return 0
+        self._pose_geometry(self.fluid.params.h if h is None else h)
+        self.impulse[:] = 0.0
+        self.angular_impulse[:] = 0.0
+        moved = self.contain()
+        self._apply(self.impulse, self.angular_impulse)
+        return moved
+
+    def contain(self, h: float = 0.0) -> int:
+        """Project fluid particles out of every coupled shape; returns how many moved.
+
+        Args:
+            h: The substep the particles were just advected over (their velocity times ``h``
+                tells which side of a thin shape they came from); 0 after the bodies moved.
+
+        The momentum change is accumulated for the bodies. Uses the fluid's neighbour grid from
+        this substep's ``bin`` stage as broad phase (particles keep their order until the next
+        ``bin``), so call it between ``bin`` and the next step's particle removals.
+        """
         f = self.fluid
         if not len(self._shape_kind) or f.count == 0:
             self.contained = 0
             return 0
         p = f.params
         self.contained = int(K.contain_particles(
-            f.pos, f.vel, f.mat, f.count, f._mass, f._bounce, f._rest, f._keep, p.width,
+            f.pos, f.vel, f.mat, f.count, h, f._mass, f._bounce, f._rest, f._keep, p.width,
             p.height, self.params.containment_eps * self.a0, self._shape_kind,
             self._shape_vstart, self._shape_verts, self._shape_radius, self._shape_body,
-            self._shape_box, 1.0 / self._bin_size, self._nbx, self._nby, self._bin_start,
-            self._bin_items, self.state, self.impulse, self.angular_impulse))
+            self._shape_box, self._shape_active, f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny,
+            self.state, self.impulse, self.angular_impulse))
         return self.contained
 
-    def exchange(self, h: float) -> None:
+    def exchange(self, h: float, measure: bool = True) -> None:
         """Stage ``exchange``: contact, containment, pressure, buoyancy and drag impulses ->
-        bodies (``v += J/m``, ``w += tau/I``), drag reaction -> fluid."""
+        bodies (``v += J/m``, ``w += tau/I``), drag reaction -> fluid.
+
+        Args:
+            h: The substep.
+            measure: Measure the water level beside each body again (one pass over the
+                particles); the World does it once per step, the surface moves little in a
+                substep.
+        """
         f = self.fluid
         nb = len(self.bodies)
         if nb == 0:
@@ -358,30 +398,32 @@ class Coupler:
         if prm.pressure_push:
             K.pressure_impulses(self._in_pos, self._in_area, self._in_owner, len(self._in_pos),
                                 st, self.dynamic, self._kick_levels, self.spacing_interior,
-                                f.cell_grad, self.a0, self.rho_f, self._kick[0], self._kick[1],
-                                J, tau)
-        K.deposit_fluid(f.pos, f.vel, f.mat, f.count, f._mass, self.a0, self._count, self._mass,
-                        self._mom)
+                                f.cell_grad, f.cell_count, self.a0, self.rho_f, self._kick[0],
+                                self._kick[1], J, tau)
         K.sample_bounds(self._in_pos, self._in_owner, nb, 0.5 * self.spacing_interior,
                         self.body_box)
-        K.column_tops(f.pos, f.count, self.a0, self._count, f.params.gamma, self._col_w,
-                      self._tops)
+        gamma = f.params.gamma
+        if measure or not np.isfinite(self.levels).any():
+            self._vmax = K.column_tops(f.pos, f.vel, f.count, self.a0, f.cell_count,
+                                       f.solid_fraction, gamma, self._col_w, self._tops)
         K.water_levels(self.body_box, self._tops, self._col_w, f.solid_fraction, self.a0,
                        f.r_l * math.sqrt(3.0) / 4.0, 0.5 * self._col_w,
-                       self.a0 * (0.5 + prm.level_columns), 0.05, self.levels)
+                       self.a0 * (0.5 + prm.level_columns), 0.5, self.levels)
         if prm.buoyancy and (gx or gy):
             rgh = -self.rho_f * h
             K.buoyancy_impulses(self._in_pos, self._in_area, self._in_owner, len(self._in_pos),
                                 st, self.levels, self.spacing_interior, rgh * gx, rgh * gy,
                                 J, tau, self.submerged_area)
-        if prm.drag > 0.0 and len(self._out_local):
+        if prm.drag > 0.0 and len(self._out_local) and f.count:
             self._cell_imp[:] = 0.0
             layer = self.rho_f * self.spacing_outline * 0.5 * self.a0
             K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], self._out_owner,
-                            len(self._out_local), st, self.levels, self.dynamic, self._mass,
-                            self._mom, 0.5 * f._mass[0], self.a0, prm.drag * layer * h, J, tau,
-                            self._cell_imp)
-            K.apply_cell_impulses(f.pos, f.vel, f.count, self.a0, self._cell_imp, self._mass)
+                            len(self._out_local), st, self.levels, self.dynamic, f.cell_count,
+                            f.cell_velocity, f.cell_grad, f.solid_fraction,
+                            f.solid_cell_velocity, gamma, self.a0, float(f._mass[0]),
+                            prm.drag * layer * h, J, tau, self._cell_imp)
+            K.apply_cell_impulses(f.vel, f.mat, f.count, f._cell_of, f._mass, self._cell_imp,
+                                  self._cell_mass)
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
@@ -393,6 +435,8 @@ class Coupler:
             t = tau[k]
             if jx == 0.0 and jy == 0.0 and t == 0.0:
                 continue
+            if b.is_sleeping:
+                b.activate()
             v = b.velocity
             b.velocity = (v.x + jx * self._inv_mass[k], v.y + jy * self._inv_mass[k])
             b.angular_velocity = b.angular_velocity + t * self._inv_moment[k]

@@ -125,7 +125,7 @@ def max_inset(g: ShapeGeometry) -> float:
         ln = float(np.linalg.norm(d))
         if ln > 1e-12:
             dmin = min(dmin, abs(float(d[0] * (c[1] - p[1]) - d[1] * (c[0] - p[0]))) / ln)
-    return g.radius + (0.0 if not math.isfinite(dmin) else dmin)
+    return g.radius + (0.0 if not math.isfinite(dmin) else 0.9 * dmin)
 
 
 def outline_points(g: ShapeGeometry, spacing: float, inset: float = 0.0) -> NDArray[np.float64]:
@@ -154,31 +154,54 @@ def outline_points(g: ShapeGeometry, spacing: float, inset: float = 0.0) -> NDAr
                   _line(b - r * n, a - r * n, spacing, -n),
                   _arc(a, r, ang + math.pi, ang, spacing, endpoint=False)]
     else:
-        v = g.points
-        k = len(v)
-        for i in range(k):
-            p, q = v[i], v[(i + 1) % k]
-            d = q - p
-            ln = float(np.linalg.norm(d))
-            if ln <= 1e-12:
-                continue
-            n = np.array([d[1], -d[0]]) / ln  # outward normal of a counter-clockwise polygon
-            parts.append(_line(p + r * n, q + r * n, spacing, n))
-            if r > 0.0:
-                d2 = v[(i + 2) % k] - q
-                n2 = np.array([d2[1], -d2[0]]) / max(float(np.linalg.norm(d2)), 1e-12)
-                a0 = math.atan2(n[1], n[0])
-                a1 = math.atan2(n2[1], n2[0])
-                while a1 < a0:
-                    a1 += 2.0 * math.pi
-                if a1 - a0 > 1e-9:
-                    parts.append(_arc(q, r, a0, a1, spacing, endpoint=False))
-        if not parts:
-            return v.copy()
+        return _polygon_outline(g.points, r, spacing, min(max(inset, 0.0), max_inset(g)))
     pts = np.concatenate([p for p, _ in parts])
     nrm = np.concatenate([n for _, n in parts])
     d = min(max(inset, 0.0), max_inset(g))
     return np.ascontiguousarray(pts - d * nrm)
+
+
+def _polygon_outline(v: NDArray[np.float64], r: float, spacing: float,
+                     inset: float) -> NDArray[np.float64]:
+    """Outline of a counter-clockwise polygon with rounding ``r``, moved ``inset`` inwards.
+
+    With ``inset <= r`` that is the same polygon with rounding ``r - inset`` (the arcs keep the
+    point count of the full radius, so the spacing seen from outside holds); beyond, the core
+    polygon itself shrinks by ``inset - r`` (edges moved in, corners mitred).
+    """
+    k = len(v)
+    d = np.roll(v, -1, axis=0) - v
+    ln = np.linalg.norm(d, axis=1)
+    ok = ln > 1e-12
+    nrm = np.zeros_like(v)
+    nrm[ok] = np.column_stack([d[ok, 1], -d[ok, 0]]) / ln[ok, None]
+    rr = r - inset
+    if rr < 0.0:  # shrink the core: vertex i moves along the bisector of edges i-1 and i
+        n_prev = np.roll(nrm, 1, axis=0)
+        denom = np.maximum(1.0 + (n_prev * nrm).sum(axis=1), 1e-6)
+        v = v + rr * (n_prev + nrm) / denom[:, None]
+        rr = 0.0
+    parts = []
+    for i in range(k):
+        if not ok[i]:
+            continue
+        p, q = v[i], v[(i + 1) % k]
+        n = nrm[i]
+        pts, _ = _line(p + rr * n, q + rr * n, spacing, n)
+        parts.append(pts)
+        if rr > 0.0:
+            j = (i + 1) % k
+            while not ok[j]:
+                j = (j + 1) % k
+            a0 = math.atan2(n[1], n[0])
+            a1 = math.atan2(nrm[j][1], nrm[j][0])
+            while a1 < a0:
+                a1 += 2.0 * math.pi
+            if a1 - a0 > 1e-9:
+                m = max(1, int(math.ceil((a1 - a0) * r / spacing)))
+                t = np.linspace(a0, a1, m, endpoint=False)
+                parts.append(q + rr * np.column_stack([np.cos(t), np.sin(t)]))
+    return np.ascontiguousarray(np.concatenate(parts)) if parts else v.copy()
 
 
 def contains(g: ShapeGeometry, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
