@@ -1,0 +1,229 @@
+"""Acceptance tests of the fluid-body coupling: Archimedes, momentum, torque, leaks, calm.
+
+All scenes use the game preset (a0 = 10, gamma = 5, dt = 1/60, 2 substeps) on small domains.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pymunk
+import pytest
+
+from fluidworld.coupling import CouplingParams
+from fluidworld.fluid import FluidParams
+from fluidworld.world import World
+
+
+# ---------------------------------------------------------------------------- helpers
+def pool(width: float, height: float, depth: float, seed: int = 0, **fluid: object) -> World:
+    world = World(width, height, params=FluidParams.game(width, height, seed=seed, **fluid))
+    world.add_fluid_rect(0.0, 0.0, width, depth)
+    return world
+
+
+def surface_beside(world: World, x0: float, x1: float, near: float = 5.0,
+                   far: float = 40.0) -> float:
+    """The water surface next to a body spanning [x0, x1]: in 5-unit columns between ``near``
+    and ``far`` from it on both sides, the highest particle plus half a particle layer
+    (the convention of ``fluidworld.scenes.fluid_area``), averaged."""
+    pos = world.fluid.positions
+    tops = []
+    for lo, hi in ((x0 - far, x0 - near), (x1 + near, x1 + far)):
+        sel = (pos[:, 0] >= lo) & (pos[:, 0] < hi)
+        if not sel.any():
+            continue
+        col = np.floor((pos[sel, 0] - lo) / 5.0).astype(np.int64)
+        top = np.full(col.max() + 1, -np.inf)
+        np.maximum.at(top, col, pos[sel, 1])
+        tops.extend(top[np.isfinite(top)])
+    return float(np.mean(tops)) + world.fluid.r_l * math.sqrt(3.0) / 4.0
+
+
+def polygon_area_below(pts: np.ndarray, level: float) -> float:
+    """Area of a convex polygon below the line y = level (one Sutherland-Hodgman clip)."""
+    out = []
+    for i in range(len(pts)):
+        p, q = pts[i], pts[(i + 1) % len(pts)]
+        if p[1] < level:
+            out.append(p)
+        if (p[1] < level) != (q[1] < level):
+            out.append(p + (level - p[1]) / (q[1] - p[1]) * (q - p))
+    if len(out) < 3:
+        return 0.0
+    o = np.array(out)
+    return 0.5 * abs(float(np.dot(o[:, 0], np.roll(o[:, 1], -1))
+                           - np.dot(np.roll(o[:, 0], -1), o[:, 1])))
+
+
+def submerged_fraction(body: pymunk.Body, shape: pymunk.Shape, level: float) -> float:
+    """Geometric fraction of a box or ball below ``level``."""
+    if isinstance(shape, pymunk.Circle):
+        r = shape.radius
+        h = min(max(level - (body.position.y - r), 0.0), 2.0 * r)
+        seg = r * r * math.acos((r - h) / r) - (r - h) * math.sqrt(max(2 * r * h - h * h, 0.0))
+        return seg / (math.pi * r * r)
+    pts = np.array([tuple(body.local_to_world(v)) for v in shape.get_vertices()])
+    return polygon_area_below(pts, level) / shape.area
+
+
+# ---------------------------------------------------------------------------- Archimedes
+@pytest.mark.parametrize("density", [0.3, 0.5, 0.7])
+@pytest.mark.parametrize("kind", ["box", "ball"])
+def test_archimedes_floating_fraction(kind: str, density: float) -> None:
+    """A body of density rho (water = 1) settles with a submerged area fraction of rho +-0.05,
+    measured geometrically from the water surface next to it (time-averaged)."""
+    world = pool(320.0, 200.0, 100.0)
+    if kind == "box":  # 3:1, hydrostatically stable flat at these densities
+        e = world.add_box((160.0, 113.0), (72.0, 24.0), density=density)
+    else:
+        e = world.add_ball((160.0, 121.0), 20.0, density=density)
+    fractions = []
+    for i in range(700):
+        world.step()
+        if i >= 450 and i % 5 == 0:
+            x0, _, x1, _ = world.coupler.body_box[0]
+            level = surface_beside(world, x0, x1)
+            fractions.append(submerged_fraction(e.body, e.shape, level))
+    frac = float(np.mean(fractions))
+    assert abs(frac - density) <= 0.05, f"{kind} {density}: submerged fraction {frac:.3f}"
+    assert not np.isnan(world.fluid.positions).any()
+
+
+def test_heavy_body_sinks_and_stays_on_the_floor() -> None:
+    world = pool(240.0, 200.0, 100.0)
+    e = world.add_box((120.0, 130.0), (40.0, 20.0), density=1.5, sprite="anvil")
+    ys = []
+    for i in range(500):
+        world.step()
+        if i >= 400:
+            ys.append(e.body.position.y)
+    # the floor is the pymunk boundary at y = 0: the box's centre rests at half its height; the
+    # last water under it is squeezed out slowly (a fraction of a particle layer)
+    assert max(ys) < 10.0 + 1.0, f"anvil not on the floor: y in [{min(ys):.2f}, {max(ys):.2f}]"
+    assert min(ys) > 10.0 - 0.5
+    assert abs(e.body.velocity.y) < 5.0
+
+
+# ---------------------------------------------------------------------------- momentum
+def test_momentum_of_fluid_plus_body_is_conserved() -> None:
+    """Gravity off, a ball launched into a free blob of still water.
+
+    Set-up with zero wall impulses: the blob floats in the middle of a closed box, and the test
+    checks that no particle and not the ball comes within reach of a wall (r_L of the wall
+    solids, or the box) during the window. The core's pressure stage is switched off
+    (``pressure_solver="none"``): its discrete projection is not momentum-conserving at free
+    surfaces on its own (see docs/architecture.md, "Coupling and buoyancy"), and this test is
+    about the exchange with the body (contacts, containment, drag): equal and opposite.
+    """
+    w, h = 400.0, 300.0
+    params = FluidParams.game(w, h, gravity=(0.0, 0.0), pressure_solver="none")
+    world = World(w, h, params=params)
+    world.add_fluid_rect(125.0, 75.0, 275.0, 225.0)
+    ball = world.add_ball((90.0, 150.0), 15.0, density=1.0)
+    ball.body.velocity = (250.0, 0.0)
+
+    def total() -> np.ndarray:
+        return world.fluid.momentum() + ball.body.mass * np.array(ball.body.velocity)
+
+    p0 = total()
+    reach = world.fluid.r_l
+    for _ in range(300):
+        world.step()
+        pos = world.fluid.positions
+        assert pos[:, 0].min() > reach and pos[:, 1].min() > reach
+        assert pos[:, 0].max() < w - reach and pos[:, 1].max() < h - reach
+        bx, by = ball.body.position
+        assert 15.0 + reach < bx < w - 15.0 - reach and 15.0 + reach < by < h - 15.0 - reach
+    p1 = total()
+    assert np.linalg.norm(p1 - p0) <= 0.01 * np.linalg.norm(p0), (p0, p1)
+    # and the ball really gave its momentum to the water
+    assert ball.body.velocity.x < 0.5 * 250.0
+
+
+# ---------------------------------------------------------------------------- torque
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_jet_turns_a_pinned_plank_the_right_way(side: float) -> None:
+    """A jet from below hitting a plank pinned at its centre, right of the pin, turns it
+    counter-clockwise (positive angle); left of the pin, clockwise."""
+    w, h = 240.0, 200.0
+    world = World(w, h, params=FluidParams.game(w, h, gravity=(0.0, 0.0)))
+    plank = world.add_box((120.0, 120.0), (120.0, 10.0), density=0.5, sprite="plank")
+    world.space.add(pymunk.PivotJoint(world.space.static_body, plank.body, (120.0, 120.0)))
+    world.add_emitter((120.0 + side * 35.0, 40.0), (0.0, 1.0), speed=300.0, rate=900.0,
+                      width=12.0)
+    for _ in range(60):
+        world.step()
+    assert side * plank.body.angle > math.radians(20.0)
+    assert side * plank.body.angular_velocity > 0.0
+
+
+@pytest.mark.parametrize("tilt", [30.0, -30.0])
+def test_tipped_floating_box_rights_itself(tilt: float) -> None:
+    """A 3:1 box (density 0.3) laid on the water tipped by 30 degrees turns back to flat."""
+    world = pool(320.0, 200.0, 100.0)
+    box = world.add_box((160.0, 108.0), (72.0, 24.0), density=0.3, angle=math.radians(tilt))
+    angles = []
+    for i in range(400):
+        world.step()
+        if i == 20:  # it starts turning back at once
+            assert abs(math.degrees(box.body.angle)) < abs(tilt) - 5.0
+        if i >= 300:
+            angles.append(math.degrees(box.body.angle))
+    assert max(abs(a) for a in angles) < 6.0, angles[-1]
+
+
+# ---------------------------------------------------------------------------- no leaks
+def test_no_particle_crosses_a_thin_static_wall() -> None:
+    """Fluid sloshed hard against a 4-unit-thick static segment for 2,000 steps."""
+    w, h = 200.0, 120.0
+    world = World(w, h)
+    world.add_static_segment((100.0, -10.0), (100.0, 130.0), radius=2.0)
+    world.add_fluid_rect(0.0, 0.0, 96.0, 90.0)
+    fluid = world.fluid
+    n0 = fluid.count
+    for i in range(2000):
+        fluid.material_accelerations[0] = (1500.0 * math.sin(2.0 * math.pi * i / 120.0), 0.0)
+        world.step()
+        assert (fluid.positions[:, 0] > 98.0).sum() == 0, f"crossed at step {i}"
+    assert fluid.count == n0
+    assert np.isfinite(fluid.positions).all() and np.isfinite(fluid.velocities).all()
+
+
+def test_fast_ball_leaves_no_particle_inside() -> None:
+    world = pool(300.0, 200.0, 100.0)
+    ball = world.add_ball((150.0, 170.0), 15.0, density=0.8)
+    ball.body.velocity = (0.0, -1500.0)
+    fluid = world.fluid
+    for _ in range(90):
+        world.step()
+        d = np.hypot(*(fluid.positions - np.array(ball.body.position)).T)
+        assert (d < 15.0).sum() == 0
+    assert np.isfinite(fluid.positions).all() and np.isfinite(fluid.velocities).all()
+    assert math.isfinite(ball.body.position.y)
+
+
+# ---------------------------------------------------------------------------- calm
+def test_floating_crate_on_a_calm_pool_stays_put() -> None:
+    """Laid on the water at its resting depth, a crate drifts less than one cell (a0 = 10) in
+    1,000 steps."""
+    w = 320.0
+    world = pool(w, 160.0, 80.0)
+    level = 80.0 + 0.5 * 48.0 * 24.0 * 0.5 / w
+    crate = world.add_box((160.0, level), (48.0, 24.0), density=0.5)
+    p0 = np.array(crate.body.position)
+    worst = 0.0
+    for _ in range(1000):
+        world.step()
+        worst = max(worst, float(np.linalg.norm(np.array(crate.body.position) - p0)))
+    assert worst < world.fluid.params.a0, worst
+
+
+def test_coupling_params_validate() -> None:
+    with pytest.raises(ValueError, match="drag"):
+        CouplingParams(drag=-1.0)
+    with pytest.raises(TypeError, match="interior_spacing"):
+        CouplingParams(interior_spacing="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="level_columns"):
+        CouplingParams(level_columns=0)

@@ -1,0 +1,273 @@
+"""World API: stages and profile, entity registry, helpers, events, drains, emitters, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pymunk
+import pytest
+
+from fluidworld.fluid import FluidParams
+from fluidworld.world import (
+    STAGES,
+    BodyEnteredWaterEvent,
+    BodyHandle,
+    Drain,
+    DrainEvent,
+    Emitter,
+    World,
+)
+
+
+@pytest.fixture()
+def world() -> World:
+    return World(200.0, 150.0)
+
+
+# ---------------------------------------------------------------------------- stepping
+def test_step_runs_the_named_stages_and_profiles_them(world: World) -> None:
+    world.add_fluid_rect(0, 0, 200, 50)
+    world.add_box((100, 70), (30, 20))
+    world.step()
+    assert tuple(world.profile) == STAGES
+    assert all(v >= 0.0 for v in world.profile.values())
+    assert world.profile["local_repulsion"] > 0.0 and world.profile["exchange"] > 0.0
+    assert world.steps == 1 and world.fluid.steps == 1
+    assert world.time == pytest.approx(world.fluid.params.dt)
+    world.step(1.0 / 30.0)  # 4 substeps of 1/120
+    assert world.time == pytest.approx(1.0 / 60.0 + 1.0 / 30.0)
+
+
+def test_game_preset_and_space(world: World) -> None:
+    assert world.fluid.params == FluidParams.game(200.0, 150.0)
+    assert tuple(world.space.gravity) == world.fluid.params.gravity
+    own = pymunk.Space()
+    own.gravity = (0.0, -500.0)
+    w2 = World(200.0, 150.0, space=own)
+    assert w2.space is own and tuple(own.gravity) == (0.0, -500.0)  # the user's is left alone
+    assert len(w2.bounds) == 4 and all(s in own.shapes for s in w2.bounds)
+
+
+@pytest.mark.parametrize("dt", [0.0, -1.0, math.nan, math.inf])
+def test_bad_dt(world: World, dt: float) -> None:
+    with pytest.raises(ValueError, match="dt"):
+        world.step(dt)
+    with pytest.raises(TypeError, match="dt"):
+        world.step("0.1")  # type: ignore[arg-type]
+    world.step()
+
+
+def test_constructor_checks() -> None:
+    with pytest.raises(TypeError, match="space"):
+        World(100.0, 100.0, space=object())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="params"):
+        World(100.0, 100.0, params={"a0": 10})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="domain"):
+        World(100.0, 100.0, params=FluidParams.game(200.0, 100.0))
+    with pytest.raises(ValueError, match="width"):
+        World(-1.0, 100.0)
+
+
+# ---------------------------------------------------------------------------- registry
+def test_ids_carry_a_generation(world: World) -> None:
+    a = world.add_ball((50, 100), 10)
+    b = world.add_box((150, 100), (20, 20))
+    assert a.id != b.id and world.get(a.id) is a and a in world
+    old = a.id
+    world.remove(a)
+    assert not a.alive and a not in world and a.body not in world.space.bodies
+    with pytest.raises(KeyError, match="stale"):
+        world.get(old)
+    with pytest.raises(KeyError, match="stale"):
+        world.remove(old)  # removing twice
+    with pytest.raises(KeyError):
+        world.remove(a)
+    c = world.add_ball((50, 100), 10)  # reuses the slot with a new generation
+    assert c.id != old and world.get(c.id) is c
+    with pytest.raises(KeyError, match="stale"):
+        world.get(old)
+    with pytest.raises(KeyError, match="unknown"):
+        world.get(10**6)
+    with pytest.raises(TypeError, match="entity"):
+        world.remove("crate")  # type: ignore[arg-type]
+    assert {e.id for e in world.entities} == {b.id, c.id}
+    world.step()  # still usable
+
+
+def test_removal_during_a_step_is_deferred(world: World) -> None:
+    world.add_fluid_rect(0, 0, 200, 50)
+    crate = world.add_box((100, 70), (30, 20))
+    seen: list[bool] = []
+
+    def remove_now(space: pymunk.Space, key: object) -> None:
+        world.remove(crate)
+        seen.append(crate.body in space.bodies)  # still there inside the step
+
+    world.space.add_post_step_callback(remove_now, "rm")
+    world.step()
+    assert seen == [True]
+    assert crate.body not in world.space.bodies and crate.shape not in world.space.shapes
+    assert crate.shape not in world.coupler.shapes
+    world.step()
+
+
+def test_body_helpers_return_handles(world: World) -> None:
+    box = world.add_box((60, 100), (30, 20), density=0.6)
+    ball = world.add_ball((120, 100), 8, density=0.4, sprite="barrel")
+    boat = world.add_poly((160, 100), [(-20, 0), (20, 0), (15, 10), (-15, 10)])
+    wall = world.add_static_segment((0, 20), (200, 40), radius=2)
+    floor = world.add_static_poly([(0, 0), (60, 0), (60, 8), (0, 8)])
+    assert isinstance(box, BodyHandle) and box.shape in box.body.shapes
+    assert (box.kind, box.sprite) == ("crate", "crate")
+    assert (ball.kind, ball.sprite) == ("barrel", "barrel")
+    assert boat.sprite == "boat" and boat.size == pytest.approx((40.0, 10.0))
+    assert box.size == pytest.approx((30.0, 20.0)) and box.area == pytest.approx(600.0)
+    assert box.body.mass == pytest.approx(0.6 * 600.0)
+    assert wall.kind == "wall" and wall.body is world.space.static_body and wall.sprite is None
+    assert floor.shape in world.space.shapes
+    world.remove(wall)
+    assert wall.shape not in world.space.shapes
+    assert world.space.static_body is floor.body  # the static body itself stays
+    world.step()
+
+
+def test_attach_user_bodies_of_every_kind(world: World) -> None:
+    world.add_fluid_rect(0, 0, 200, 60)
+    body = pymunk.Body()
+    body.position = (100, 80)
+    parts = [pymunk.Circle(body, 6, offset=(-12, 0)),
+             pymunk.Poly.create_box(body, (16, 8), radius=1.0),
+             pymunk.Segment(body, (8, 0), (20, 0), 2.0)]
+    for s in parts:
+        s.density = 0.5
+    h = world.attach(body, kind="raft", sprite="plank")
+    assert h.body is body and set(h.shapes) == set(parts) and h.kind == "raft"
+    assert body in world.space.bodies
+    kin = pymunk.Body(body_type=pymunk.Body.KINEMATIC)
+    kin.position = (30, 30)
+    kin.velocity = (60, 0)
+    paddle = pymunk.Poly.create_box(kin, (6, 40))
+    world.attach(paddle)
+    static_shape = pymunk.Segment(world.space.static_body, (0, 140), (200, 140), 1.0)
+    world.attach(static_shape)
+    p0 = world.fluid.momentum()
+    for _ in range(40):
+        world.step()
+    assert world.fluid.momentum()[0] > p0[0] + 1e3  # the kinematic paddle pushed the water
+    assert kin.velocity.x == pytest.approx(60.0)  # and the water did not push it
+    bx, by = kin.position
+    c = np.abs(world.fluid.positions - (bx, by))
+    assert not ((c[:, 0] < 3.0) & (c[:, 1] < 20.0)).any()
+    assert np.isfinite(world.fluid.positions).all()
+
+
+def test_bad_input_raises_clear_errors(world: World) -> None:
+    with pytest.raises(TypeError, match="body_or_shape"):
+        world.attach(42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="without a body"):
+        world.attach(pymunk.Circle(None, 5.0))
+    with pytest.raises(ValueError, match="without shapes"):
+        world.attach(pymunk.Body(1.0, 1.0))
+    with pytest.raises(ValueError, match="position"):
+        world.add_box((math.nan, 50.0), (10.0, 10.0))
+    with pytest.raises(ValueError, match="radius"):
+        world.add_ball((50.0, 50.0), -3.0)
+    with pytest.raises(ValueError, match="density"):
+        world.add_ball((50.0, 50.0), 3.0, density=0.0)
+    with pytest.raises(ValueError, match="size"):
+        world.add_box((50.0, 50.0), (0.0, 10.0))
+    with pytest.raises(TypeError, match="size"):
+        world.add_box((50.0, 50.0), 10.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="x0"):
+        world.add_fluid_rect(math.nan, 0, 10, 10)
+    with pytest.raises(ValueError, match="vertices"):
+        world.add_fluid_polygon([(0, 0), (1, 1)])
+    with pytest.raises(ValueError, match="material"):
+        world.add_fluid_rect(0, 0, 10, 10, material="mercury")
+    with pytest.raises(ValueError, match="rect"):
+        world.add_drain((10, 10, 5, 20))
+    with pytest.raises(ValueError, match="direction"):
+        world.add_emitter((10, 10), (0, 0), 10.0, 10.0)
+    with pytest.raises(ValueError, match="position"):
+        world.add_emitter((-10, 10), (1, 0), 10.0, 10.0)
+    nan_body = pymunk.Body(1.0, 1.0)
+    nan_body.position = (math.nan, 0.0)
+    with pytest.raises(ValueError, match="body_or_shape"):
+        world.attach(pymunk.Circle(nan_body, 3.0))
+    # a body that goes bad after attaching: the step refuses before touching the fluid
+    ok = world.add_ball((100.0, 100.0), 5.0)
+    world.add_fluid_rect(0, 0, 200, 40)
+    pos0 = world.fluid.positions.copy()
+    ok.body.position = (math.nan, 100.0)
+    with pytest.raises(ValueError, match="non-finite"):
+        world.step()
+    assert np.array_equal(world.fluid.positions, pos0)
+    ok.body.position = (100.0, 100.0)
+    world.step()  # usable again
+    assert np.isfinite(world.fluid.positions).all()
+
+
+# ---------------------------------------------------------------------------- fluid helpers
+def test_fluid_fill_helpers(world: World) -> None:
+    area = world.fluid.params.particle_area
+    n = world.add_fluid_rect(0, 0, 100, 40)
+    assert n == pytest.approx(100 * 40 / area, rel=0.1)
+    n = world.add_fluid_circle((150, 100), 20, material="oil")
+    assert n == pytest.approx(math.pi * 400 / area, rel=0.15)
+    assert (world.fluid.materials == 2).sum() == n
+    n = world.add_fluid_polygon([(110, 0), (200, 0), (200, 40)], material=1)
+    assert n == pytest.approx(0.5 * 90 * 40 / area, rel=0.15)
+    # fluid is not put inside bodies
+    crate = world.add_box((50, 100), (30, 30))
+    before = world.fluid.count
+    world.add_fluid_rect(20, 70, 80, 130)
+    pos = world.fluid.positions[before:]
+    inside = (np.abs(pos[:, 0] - 50) < 15) & (np.abs(pos[:, 1] - 100) < 15)
+    assert not inside.any() and crate.alive
+
+
+# ---------------------------------------------------------------------------- events
+def test_body_entering_water_is_an_event(world: World) -> None:
+    world.add_fluid_rect(0, 0, 200, 50)
+    ball = world.add_ball((100, 120), 10, density=0.5)
+    events = []
+    for _ in range(60):
+        world.step()
+        events += world.poll_events()
+    entered = [e for e in events if isinstance(e, BodyEnteredWaterEvent)]
+    assert [e.entity_id for e in entered] == [ball.id]
+    assert entered[0].speed > 50.0
+    assert world.poll_events() == []
+
+
+def test_drain_removes_and_counts(world: World) -> None:
+    world.add_fluid_rect(0, 0, 200, 40)
+    n0 = world.fluid.count
+    drain = world.add_drain((0, 0, 20, 20))
+    assert isinstance(drain, Drain) and drain.kind == "drain"
+    total = 0
+    for _ in range(30):
+        world.step()
+        total += sum(e.count for e in world.poll_events()
+                     if isinstance(e, DrainEvent) and e.drain_id == drain.id)
+    assert drain.removed == total > 0
+    assert world.fluid.count == n0 - drain.removed
+    world.remove(drain)
+    world.step()
+    assert drain.removed == total
+
+
+def test_emitter_emits_exactly_rate_times_time(world: World) -> None:
+    jet = world.add_emitter((20, 100), (1, 0.2), speed=150.0, rate=90.0, material="ink",
+                            width=8.0)
+    slow = world.add_emitter((180, 100), (-1, 0), speed=50.0, rate=7.5)
+    assert isinstance(jet, Emitter) and jet.direction[0] == pytest.approx(1 / math.hypot(1, 0.2))
+    for _ in range(120):  # 2 s
+        world.step()
+    assert jet.emitted == 180 and slow.emitted == 15
+    assert world.fluid.count == 195
+    assert (world.fluid.materials == 1).sum() == 180
+    jet.enabled = False
+    world.step()
+    assert jet.emitted == 180
