@@ -55,3 +55,32 @@ def test_readme_embedding_example_runs_and_draws(tmp_path):
     assert y1 < y0 - 30          # the crate fell towards the water ...
     assert y1 > 100              # ... and floats on it (pool is ~140 deep) instead of sinking
     assert blue > 0.1            # water pixels on screen
+
+
+def _level_tutorial() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    example = [b for b in blocks if "class Lock(Level)" in b]
+    assert example, "README has no level tutorial"
+    return example[0]
+
+
+def test_readme_level_tutorial_runs_as_written(tmp_path):
+    from fluidworld.levels import LevelSession
+
+    path = tmp_path / "lock.py"
+    path.write_text(_level_tutorial())
+    session = LevelSession(str(path))
+    assert session.error is None, session.error
+    level, world = session.level, session.world
+    n0 = world.fluid.count
+    for _ in range(110):                       # 1.83 s: the gate is still shut
+        session.step()
+    assert level.gate.alive
+    for _ in range(40):                        # 2.5 s: the timer has opened it
+        session.step()
+    assert not level.gate.alive
+    assert session.error is None
+    emitter = [e for e in world.entities if type(e).__name__ == "Emitter"][0]
+    assert emitter.emitted == 500              # exactly 200 particles/s for 2.5 s
+    drained = sum(d.removed for d in world.entities if type(d).__name__ == "Drain")
+    assert world.fluid.count == n0 + emitter.emitted - drained
