@@ -255,7 +255,7 @@ class World:
         >>> from fluidworld import World
         >>> world = World(200, 150)
         >>> world.add_fluid_rect(0, 0, 200, 60)
-        600
+        588
         >>> crate = world.add_box((100, 90), (30, 30), density=0.5)
         >>> world.step()
         >>> sorted(world.profile) == sorted(STAGES)

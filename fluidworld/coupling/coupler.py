@@ -4,20 +4,23 @@ Per substep ``h`` the World calls, in this order:
 
 1. :meth:`Coupler.sync` (stage ``sync_bodies``) -- one Python loop over the coupled bodies
    (dozens) reads their poses into a ``(n_bodies, 9)`` array; numba kernels then re-pose the
-   solid particles (outline samples at ``r_L / 2``) into the fluid's solid arrays, rasterise the
-   interior samples into ``fluid.solid_fraction`` / ``fluid.solid_cell_velocity``, and pose the
-   shapes' geometry for containment (with a coarse bin grid as broad phase).
+   solid particles (outline samples at ``r_L / 2``, set ``0.75 r_L`` inside the surface) into the
+   fluid's solid arrays, rasterise the submerged interior samples into
+   ``fluid.solid_fraction`` / ``fluid.solid_cell_velocity`` and pose the shapes' geometry and
+   bounding boxes for containment.
 2. the fluid stages (forces, bin, repulsion, SRD collision, cell pressure, advect).
 3. :meth:`Coupler.contain` (inside stage ``advect``) -- particles inside any shape are projected
-   out; the momentum change goes to the body.
+   out (broad phase: the fluid's neighbour grid); the momentum change goes to the body.
 4. :meth:`Coupler.exchange` (stage ``exchange``) -- per body, numba sums the contact impulses of
    its solid particles (``fluid.solid_impulse``), the containment impulses, buoyancy, drag and
-   the pressure stage's push on its volume into a linear impulse J and an angular impulse about
-   the centre of gravity; one Python loop writes ``v += J/m``, ``w += tau/I`` (dynamic bodies).
+   the pressure stage's dynamic push on its volume into a linear impulse J and an angular
+   impulse about the centre of gravity; one Python loop writes ``v += J/m``, ``w += tau/I``
+   (dynamic bodies). The World then steps pymunk by ``h``.
 
-Buoyancy model (see ``docs/architecture.md``, "Coupling and buoyancy"): interior samples below the
-free-surface level measured in clean cell columns left and right of the body get
-``-rho_f g A h`` each, at their world points (Archimedes, with the righting torque).
+After the last substep, :meth:`Coupler.settle` contains the fluid once more against the bodies'
+new poses. Buoyancy model (see ``docs/architecture.md``, "Coupling and buoyancy"): interior
+samples below the water level measured just left and right of the body get ``-rho_f g A h``
+each, at their world points (Archimedes, with the righting torque).
 """
 
 from __future__ import annotations
