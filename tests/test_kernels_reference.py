@@ -299,9 +299,9 @@ def test_accumulate_solid_impulses(seed):
 
 
 STALE_BINS = pytest.mark.xfail(strict=True, reason=(
-    "known approximation: FluidSystem.repulse runs its Jacobi passes on the bins of the first "
-    "pass (re-sorting per pass costs a sort each); a particle that moved out of its bin can miss "
-    "a neighbour from the 2nd pass on. Momentum exchange stays exact (same bins both sides)"))
+    "known approximation: FluidSystem.repulse runs its Jacobi passes on neighbour lists built "
+    "once per substep (cutoff 1.1 r_L); a particle that moves further than the skin in this "
+    "random stress scene can miss a neighbour. Momentum exchange stays exact (same lists)"))
 
 
 @pytest.mark.parametrize("seed", SEEDS[:3])

@@ -36,6 +36,10 @@ PARALLEL_MIN_PARTICLES = 12_000
 
 _SOR_OMEGA = 1.6
 
+#: Neighbour lists are built once per substep with cutoff ``r_L * (1 + skin)`` and reused by the
+#: repulsion passes (a pass moves a particle by at most ``r_L / 2``, usually far less).
+NEIGHBOUR_SKIN = 0.1
+
 
 class FluidSystem:
     """A 2D SRD particle fluid in the box ``[0, width] x [0, height]``.
@@ -85,7 +89,8 @@ class FluidSystem:
         # neighbour grid: cells of r_L (the 3x3 block around a particle holds all its neighbours;
         # twice fewer candidates than cells nested in a0)
         self.r_l = p.r_l
-        self.nb_h = self.r_l * (1.0 + 1e-9)
+        self.nb_cutoff = self.r_l * (1.0 + NEIGHBOUR_SKIN)
+        self.nb_h = self.nb_cutoff * (1.0 + 1e-9)
         self.ny, self.nx = p.grid_shape
         self.nb_nx = max(1, math.ceil(p.width / self.nb_h))
         self.nb_ny = max(1, math.ceil(p.height / self.nb_h))
@@ -146,6 +151,12 @@ class FluidSystem:
         self._disp = np.zeros((cap, 2))
         self._dvel = np.zeros((cap, 2))
         self._wsum = np.zeros(cap)
+        k = self._nbr.shape[1] if hasattr(self, "_nbr") else 24
+        ks = self._s_nbr.shape[1] if hasattr(self, "_s_nbr") else 8
+        self._nbr = np.zeros((cap, k), np.int32)
+        self._s_nbr = np.zeros((cap, ks), np.int32)
+        self._nbr_count = np.zeros(cap, np.int64)
+        self._s_nbr_count = np.zeros(cap, np.int64)
         self._cap = cap
 
     @property
@@ -388,22 +399,46 @@ class FluidSystem:
                            self._s_start, self._s_order)
 
     def repulse(self, h: float) -> None:
-        """Eq. 5-6, ``repulsion_iterations`` Jacobi passes; accumulates :attr:`solid_impulse`."""
+        """Eq. 5-6, ``repulsion_iterations`` Jacobi passes over neighbour lists built once;
+        accumulates :attr:`solid_impulse` (equal and opposite to what the fluid got)."""
         p = self.params
         n = self.count
         self.solid_impulse[:] = 0.0
         self.solid_marked[:] = False
-        kern = repulsion.repulse_fluid_parallel if self.parallel else repulsion.repulse_fluid
+        if p.repulsion_iterations == 0 or n == 0:
+            return
+        self._build_neighbour_lists()
+        kern = repulsion.repulse_listed_parallel if self.parallel else repulsion.repulse_listed
+        has_solids = len(self.solid_pos) > 0
         for _ in range(p.repulsion_iterations):
-            kern(self.pos, self.vel, self._nb_start, self.nb_nx, self.nb_ny, self.solid_pos,
-                 self.solid_vel, self._s_start, self._s_order, self.r_l, p.repulsion_dv,
+            kern(self.pos, self.vel, n, self._nbr, self._nbr_count, self.solid_pos,
+                 self.solid_vel, self._s_nbr, self._s_nbr_count, self.r_l, p.repulsion_dv,
                  self._disp, self._dvel, self._wsum)
-            if len(self.solid_pos):
-                repulsion.accumulate_solid_impulses(
-                    self.pos, self.vel, self.mat, self._mass, self._nb_start, self.nb_nx,
-                    self.nb_ny, self.solid_pos, self.solid_vel, self._s_start, self._s_order,
-                    self.r_l, p.repulsion_dv, self._wsum, self.solid_impulse, self.solid_marked)
+            if has_solids:
+                repulsion.accumulate_listed_impulses(
+                    self.pos, self.vel, self.mat, self._mass, n, self.solid_pos, self.solid_vel,
+                    self._s_nbr, self._s_nbr_count, self.r_l, p.repulsion_dv, self._wsum,
+                    self.solid_impulse, self.solid_marked)
             repulsion.apply_displacements(self.pos, self.vel, n, self._disp, self._dvel)
+
+    def _build_neighbour_lists(self) -> None:
+        """Fill the neighbour lists; widen them (and rebuild) if a particle has more neighbours
+        than they hold, so no neighbour is ever dropped."""
+        build = (repulsion.build_neighbour_lists_parallel if self.parallel
+                 else repulsion.build_neighbour_lists)
+        n = self.count
+        while True:
+            build(self.pos, self._nb_start, self.nb_nx, self.nb_ny, self.solid_pos,
+                  self._s_start, self._s_order, self.nb_cutoff, self._nbr, self._nbr_count,
+                  self._s_nbr, self._s_nbr_count)
+            k = int(self._nbr_count[:n].max())
+            ks = int(self._s_nbr_count[:n].max())
+            if k <= self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
+                return
+            if k > self._nbr.shape[1]:
+                self._nbr = np.zeros((self._cap, k + 8), np.int32)
+            if ks > self._s_nbr.shape[1]:
+                self._s_nbr = np.zeros((self._cap, ks + 8), np.int32)
 
     def collide(self, h: float) -> None:
         """Eq. 3 on a grid shifted by a random vector (if ``grid_shift``)."""
