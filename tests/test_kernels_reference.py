@@ -645,3 +645,45 @@ def test_advect_wall_contact_by_hand(bounce):
     assert advection.advect_and_contain(p, v, *args) == rk == 1
     close(p, rp)
     close(v, rv)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("gamma", [2.0, 5.0, 20.0])
+def test_listed_pass_matches_cell_scan_pass(seed, gamma):
+    """The neighbour-list kernels FluidSystem uses give the cell-scan pass's results (which
+    match the brute-force reference above), and their impulses balance the fluid's."""
+    sc, pos, vel, mat, start, s_start, s_order = sorted_scene(seed, gamma=gamma)
+    dv = 0.2
+    disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
+                                      s_order, dv)
+    n = sc.n
+    cap = len(pos)
+    nbr, cnt = np.zeros((cap, 2), np.int32), np.zeros(cap, np.int64)
+    s_nbr, s_cnt = np.zeros((cap, 2), np.int32), np.zeros(cap, np.int64)
+    # too-narrow lists report the true counts, so the caller can widen them
+    repulsion.build_neighbour_lists(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start, s_order,
+                                    sc.r_l, nbr, cnt, s_nbr, s_cnt)
+    k, ks = int(cnt[:n].max()), int(s_cnt[:n].max())
+    assert k > 2 and ks > 2
+    nbr, s_nbr = np.zeros((cap, k), np.int32), np.zeros((cap, ks), np.int32)
+    repulsion.build_neighbour_lists(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start, s_order,
+                                    sc.r_l, nbr, cnt, s_nbr, s_cnt)
+    nbr_p, cnt_p = np.zeros_like(nbr), np.zeros_like(cnt)
+    s_nbr_p, s_cnt_p = np.zeros_like(s_nbr), np.zeros_like(s_cnt)
+    repulsion.build_neighbour_lists_parallel(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start,
+                                             s_order, sc.r_l, nbr_p, cnt_p, s_nbr_p, s_cnt_p)
+    np.testing.assert_array_equal(cnt_p[:n], cnt[:n])
+    np.testing.assert_array_equal(nbr_p[:n], nbr[:n])
+    for kern in (repulsion.repulse_listed, repulsion.repulse_listed_parallel):
+        d2, v2, w2 = np.zeros((cap, 2)), np.zeros((cap, 2)), np.zeros(cap)
+        kern(pos, vel, n, nbr, cnt, sc.s_pos, sc.s_vel, s_nbr, s_cnt, sc.r_l, dv, d2, v2, w2)
+        close(d2[:n], disp[:n])
+        close(v2[:n], dvel[:n])
+        close(w2[:n], wsum[:n])
+    imp, marked = np.zeros((len(sc.s_pos), 2)), np.zeros(len(sc.s_pos), bool)
+    repulsion.accumulate_listed_impulses(pos, vel, mat, sc.mass, n, sc.s_pos, sc.s_vel, s_nbr,
+                                         s_cnt, sc.r_l, dv, wsum, imp, marked)
+    rimp, rmarked = ref.accumulate_solid_impulses(pos, vel, mat, sc.mass, n, sc.s_pos, sc.s_vel,
+                                                  sc.r_l, dv)
+    close(imp, rimp)
+    np.testing.assert_array_equal(marked, rmarked)
