@@ -292,9 +292,9 @@ class World:
         self.space = space
         self.coupler = Coupler(self.fluid, coupling)
         self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
-        #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes,
-        #: inside ``advect``), ``settle`` (the end-of-step containment) and ``space_step`` (both
-        #: inside ``exchange``).
+        #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes:
+        #: inside ``advect``, plus remembering positions for it inside ``bin``), ``settle`` (the
+        #: end-of-step containment) and ``space_step`` (both inside ``exchange``).
         self.profile_detail: dict[str, float] = {"contain": 0.0, "settle": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
@@ -337,7 +337,7 @@ class World:
             for sub in range(n):
                 self._timed("sync_bodies", self.coupler.sync, h, sub == 0)
                 self._timed("external_forces", f.apply_external_forces, h)
-                self._timed("bin", f.bin_particles)
+                self._timed("bin", self._bin)
                 self._timed("local_repulsion", f.repulse, h)
                 self._timed("srd_collision", f.collide, h)
                 self._timed("cell_pressure", f.solve_pressure, h)
@@ -357,10 +357,16 @@ class World:
         fn(*args)
         self.profile[name] += (time.perf_counter() - t0) * 1e3
 
+    def _bin(self) -> None:
+        self.fluid.bin_particles()
+        t0 = time.perf_counter()
+        self.coupler.remember_positions()  # for containment: where each particle came from
+        self.profile_detail["contain"] += (time.perf_counter() - t0) * 1e3
+
     def _advect(self, h: float) -> None:
         self.fluid.advect(h)
         t0 = time.perf_counter()
-        self.coupler.contain(h)
+        self.coupler.contain()
         self.profile_detail["contain"] += (time.perf_counter() - t0) * 1e3
 
     def _settle(self, h: float) -> None:

@@ -34,7 +34,7 @@ import pymunk
 from numpy.typing import NDArray
 
 from . import kernels as K
-from .sampling import ShapeGeometry, geometry_of, interior_points, outline_points
+from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
 
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
@@ -146,6 +146,8 @@ class Coupler:
         self._col_w = 0.5 * p.a0
         self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
         self._vmax = 0.0  # largest particle speed component seen in the last exchange
+        self._old_pos = np.zeros((0, 2))
+        self._old_count = -1
         self._build()
 
     # ------------------------------------------------------------------ registry
@@ -216,6 +218,7 @@ class Coupler:
         # containment geometry
         self._shape_kind = np.array([r.geometry.kind for r in recs], np.int64)
         self._shape_radius = np.array([r.geometry.radius for r in recs], np.float64)
+        self._shape_thick = np.array([max_inset(r.geometry) for r in recs], np.float64)
         self._shape_body = np.array(owner_of, np.int64)
         counts = [len(r.geometry.points) for r in recs]
         self._shape_vstart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -347,16 +350,27 @@ class Coupler:
         self._pose_geometry(self.fluid.params.h if h is None else h)
         self.impulse[:] = 0.0
         self.angular_impulse[:] = 0.0
-        moved = self.contain()
+        moved = self.contain(self.fluid.params.h if h is None else h)
         self._apply(self.impulse, self.angular_impulse)
         return moved
 
-    def contain(self, h: float = 0.0) -> int:
-        """Project fluid particles out of every coupled shape; returns how many moved.
+    def remember_positions(self) -> None:
+        """Keep the particles' positions at the start of the substep (call it right after the
+        ``bin`` stage): containment judges from them which side of a thin shape a particle
+        came from, whatever moved it since (repulsion, density shift, advection)."""
+        f = self.fluid
+        if len(self._old_pos) < f.count:
+            self._old_pos = np.zeros((max(f.count, 2 * len(self._old_pos)), 2))
+        self._old_pos[: f.count] = f.pos[: f.count]
+        self._old_count = f.count
+
+    def contain(self, h_body: float = 0.0) -> int:
+        """Project fluid particles out of every coupled shape; returns how many pushes.
 
         Args:
-            h: The substep the particles were just advected over (their velocity times ``h``
-                tells which side of a thin shape they came from); 0 after the bodies moved.
+            h_body: How long the bodies have moved since the fluid's positions were remembered
+                (:meth:`remember_positions`): 0 right after advection (the bodies wait for
+                ``space.step``), ``h`` in the settle pass after it.
 
         The momentum change is accumulated for the bodies. Uses the fluid's neighbour grid from
         this substep's ``bin`` stage as broad phase (particles keep their order until the next
@@ -367,12 +381,14 @@ class Coupler:
             self.contained = 0
             return 0
         p = f.params
+        use_old = h_body == 0.0 and self._old_count == f.count
         self.contained = int(K.contain_particles(
-            f.pos, f.vel, f.mat, f.count, h, f._mass, f._bounce, f._rest, f._keep, p.width,
-            p.height, self.params.containment_eps * self.a0, self._shape_kind,
-            self._shape_vstart, self._shape_verts, self._shape_radius, self._shape_body,
-            self._shape_box, self._shape_active, f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny,
-            self.state, self.impulse, self.angular_impulse))
+            f.pos, f.vel, f.mat, f.count, self._old_pos, use_old, h_body, f._mass, f._bounce,
+            f._rest, f._keep, p.width, p.height, self.params.containment_eps * self.a0,
+            self._shape_kind, self._shape_vstart, self._shape_verts, self._shape_radius,
+            self._shape_thick, self._shape_body, self._shape_box, self._shape_active,
+            f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, self.state, self.impulse,
+            self.angular_impulse))
         return self.contained
 
     def exchange(self, h: float, measure: bool = True) -> None:

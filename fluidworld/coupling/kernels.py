@@ -255,9 +255,98 @@ def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
 
 
 @njit(cache=True)
-def contain_particles(pos, vel, mat, n, h, mass_table, bounce_table, rest_table, keep_table,
-                      width, height, eps, kind, vstart, verts, radius, shape_body, box, active,
-                      nb_start, inv_nb, nb_nx, nb_ny, state, out_j, out_tau):
+def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
+    """A particle outside the shape at both ends of its move (ox, oy) -> (px, py) that passed
+    through it: return (True, the point where it entered pushed out by ``r + eps``, the normal
+    there). Circles and capsules are tested against their centre / core line, polygons by
+    Cyrus-Beck clipping against the core polygon."""
+    dx = px - ox
+    dy = py - oy
+    if kind == 0:
+        cx = verts[v0, 0]
+        cy = verts[v0, 1]
+        d2 = dx * dx + dy * dy
+        if d2 <= 1e-24:
+            return False, px, py, 0.0, 0.0
+        t = min(max(((cx - ox) * dx + (cy - oy) * dy) / d2, 0.0), 1.0)
+        qx = ox + t * dx - cx
+        qy = oy + t * dy - cy
+        if qx * qx + qy * qy >= r * r:
+            return False, px, py, 0.0, 0.0
+        # first crossing of the circle: |o - c + s d| = r, smallest s
+        fx = ox - cx
+        fy = oy - cy
+        bq = fx * dx + fy * dy
+        cq = fx * fx + fy * fy - r * r
+        disc = max(bq * bq - d2 * cq, 0.0)
+        s = (-bq - math.sqrt(disc)) / d2
+        ex = fx + s * dx
+        ey = fy + s * dy
+        ln = math.sqrt(ex * ex + ey * ey)
+        nx_ = ex / ln if ln > 1e-12 else 0.0
+        ny_ = ey / ln if ln > 1e-12 else 1.0
+        return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
+    if kind == 1:
+        ax = verts[v0, 0]
+        ay = verts[v0, 1]
+        ex = verts[v0 + 1, 0] - ax
+        ey = verts[v0 + 1, 1] - ay
+        den = dx * ey - dy * ex
+        if abs(den) <= 1e-18:
+            return False, px, py, 0.0, 0.0
+        t = ((ax - ox) * ey - (ay - oy) * ex) / den  # along the move
+        u = ((ax - ox) * dy - (ay - oy) * dx) / den  # along the core line
+        if t < 0.0 or t > 1.0 or u < 0.0 or u > 1.0:
+            return False, px, py, 0.0, 0.0
+        le = math.sqrt(ex * ex + ey * ey)
+        sgn = 1.0 if ex * (oy - ay) - ey * (ox - ax) > 0.0 else -1.0
+        nx_ = -ey / le * sgn
+        ny_ = ex / le * sgn
+        qx = ax + u * ex
+        qy = ay + u * ey
+        return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
+    k = v1 - v0
+    t_in = -1.0
+    t_out = 2.0
+    inx = 0.0
+    iny = 1.0
+    for e in range(k):
+        ax = verts[v0 + e, 0]
+        ay = verts[v0 + e, 1]
+        bx = verts[v0 + (e + 1) % k, 0]
+        by = verts[v0 + (e + 1) % k, 1]
+        ex = bx - ax
+        ey = by - ay
+        le = math.sqrt(ex * ex + ey * ey)
+        if le <= 1e-12:
+            continue
+        nx_ = ey / le
+        ny_ = -ex / le
+        so = nx_ * (ox - ax) + ny_ * (oy - ay)
+        sp = nx_ * (px - ax) + ny_ * (py - ay)
+        if so > 0.0 and sp > 0.0:
+            return False, px, py, 0.0, 0.0
+        if so > 0.0:
+            t = so / (so - sp)
+            if t > t_in:
+                t_in = t
+                inx = nx_
+                iny = ny_
+        elif sp > 0.0:
+            t = so / (so - sp)
+            t_out = min(t_out, t)
+    if t_in < 0.0 or t_in > t_out:
+        return False, px, py, 0.0, 0.0
+    qx = ox + t_in * dx + inx * (r + eps)
+    qy = oy + t_in * dy + iny * (r + eps)
+    return True, qx, qy, inx, iny
+
+
+@njit(cache=True)
+def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
+                      rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
+                      thick, shape_body, box, active, nb_start, inv_nb, nb_nx, nb_ny, state,
+                      out_j, out_tau):
     """Geometric containment: project fluid particles out of every shape they are inside.
 
     Broad phase: each shape's bounding box ``box`` (grown by the distance particles can have
@@ -265,8 +354,13 @@ def contain_particles(pos, vel, mat, n, h, mass_table, bounce_table, rest_table,
     from the ``bin`` stage of this substep; particles keep their sorted order until the next
     one) whose particles are tested, so the cost follows the shapes, not the particle count.
 
-    A particle inside a shape moves to the nearest surface point plus ``eps`` (or out the side it
-    came in, judged from ``pos - (v - v_body) h``: see :func:`_push_out`); the normal part of
+    A particle inside a shape moves to the nearest surface point plus ``eps``, or out the side it
+    came in (see :func:`_push_out`), judged from where it was relative to the shape: at
+    ``old_pos`` (if ``use_old``: its position at the start of the substep, before repulsion,
+    density shift and advection moved it) or where it is, shifted back by the body's own motion
+    over ``h_body``. A particle that went right through a shape in one substep (outside at both
+    ends of the move, longer than the shape's thickness ``thick``) is put back where it entered
+    (:func:`_swept_through`). The normal part of
     its velocity relative to the surface (``v_body + w x r``) that points inwards is removed
     ("bounce": reflected and scaled by the material's restitution; "adhere": removed and the rest
     scaled by ``1 - adhesion``). The momentum change goes, equal and opposite, to the shape's body
@@ -298,12 +392,22 @@ def contain_particles(pos, vel, mat, n, h, mass_table, bounce_table, rest_table,
                     py = pos[p, 1]
                     if px < bx0 or px > bx1 or py < by0 or py > by1:
                         continue
-                    ox = px - (vel[p, 0] - state[b, 4] + w * (py - state[b, 8])) * h
-                    oy = py - (vel[p, 1] - state[b, 5] - w * (px - state[b, 7])) * h
+                    ox = old_pos[p, 0] if use_old else px
+                    oy = old_pos[p, 1] if use_old else py
+                    ox += (state[b, 4] - w * (py - state[b, 8])) * h_body
+                    oy += (state[b, 5] + w * (px - state[b, 7])) * h_body
                     hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q],
                                                         vstart[q + 1], verts, radius[q], eps)
                     if not hit:
-                        continue
+                        mx = px - ox
+                        my = py - oy
+                        if mx * mx + my * my <= thick[q] * thick[q]:
+                            continue  # too short a move to have gone through this shape
+                        hit, nxp, nyp, nrx, nry = _swept_through(
+                            ox, oy, px, py, kind[q], vstart[q], vstart[q + 1], verts,
+                            radius[q], eps)
+                        if not hit:
+                            continue
                     moved += 1
                     px = min(max(nxp, lo_x), hi_x)
                     py = min(max(nyp, lo_y), hi_y)
