@@ -73,7 +73,7 @@ class CouplingParams:
     pressure_push: bool = True
     interior_spacing: float = 0.25
     solid_inset: float = 0.75
-    level_columns: int = 2
+    level_columns: int = 4
     containment_eps: float = 0.02
     fluid_density: float | None = None
 
