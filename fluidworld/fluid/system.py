@@ -469,7 +469,9 @@ class FluidSystem:
         else:
             pressure.converged_rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
                                    p.density_correction, self._div, self._rhs_density)
-            solve = pressure.solve_rbgs_parallel if self.parallel else pressure.solve_rbgs
+            # serial always: a parallel sweep opens two parallel regions per iteration (~80 a
+            # step), which cost more than the sweeps themselves (see docs/architecture.md)
+            solve = pressure.solve_rbgs
             pressure.row_spans(self.cell_count, self._spans)
             solve(self.cell_pressure, self._div, self.cell_count, p.pressure_iterations,
                   _SOR_OMEGA, self._spans)
