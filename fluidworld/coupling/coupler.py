@@ -446,16 +446,22 @@ class Coupler:
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
-        """Write the summed impulses back: one loop over the dynamic bodies."""
-        for k, b in enumerate(self.bodies):
-            if not self.dynamic[k]:
+        """Write the summed impulses back: one pymunk call per dynamic body.
+
+        ``apply_impulse_at_world_point`` at ``cog + k perp(J)`` with ``k = -tau / |J|^2`` gives
+        ``v += J/m`` and ``w += tau/I`` in one call (and wakes a sleeping body); a pure angular
+        impulse goes to ``angular_velocity`` directly.
+        """
+        dyn = self.dynamic
+        rows = zip(self.bodies, J.tolist(), tau.tolist(), self.state[:, 7].tolist(),
+                   self.state[:, 8].tolist(), strict=True)
+        for k, (b, (jx, jy), t, gx, gy) in enumerate(rows):
+            if not dyn[k]:
                 continue
-            jx, jy = J[k]
-            t = tau[k]
-            if jx == 0.0 and jy == 0.0 and t == 0.0:
-                continue
-            if b.is_sleeping:
+            j2 = jx * jx + jy * jy
+            if j2 > 1e-300 and abs(t) < 1e12 * math.sqrt(j2):
+                c = -t / j2
+                b.apply_impulse_at_world_point((jx, jy), (gx - c * jy, gy + c * jx))
+            elif t != 0.0:
                 b.activate()
-            v = b.velocity
-            b.velocity = (v.x + jx * self._inv_mass[k], v.y + jy * self._inv_mass[k])
-            b.angular_velocity = b.angular_velocity + t * self._inv_moment[k]
+                b.angular_velocity = b.angular_velocity + t * self._inv_moment[k]
