@@ -107,18 +107,18 @@ def test_heavy_body_sinks_and_stays_on_the_floor() -> None:
 
 
 # ---------------------------------------------------------------------------- momentum
-def test_momentum_of_fluid_plus_body_is_conserved() -> None:
+@pytest.mark.parametrize("solver", ["converged", "none"])
+def test_momentum_of_fluid_plus_body_is_conserved(solver: str) -> None:
     """Gravity off, a ball launched into a free blob of still water.
 
     Set-up with zero wall impulses: the blob floats in the middle of a closed box, and the test
     checks that no particle and not the ball comes within reach of a wall (r_L of the wall
-    solids, or the box) during the window. The core's pressure stage is switched off
-    (``pressure_solver="none"``): its discrete projection is not momentum-conserving at free
-    surfaces on its own (see docs/architecture.md, "Coupling and buoyancy"), and this test is
-    about the exchange with the body (contacts, containment, drag): equal and opposite.
+    solids, or the box) during the window. Runs with the default pressure solver (whose
+    correction is made drift-free for water that touches no wall) and without a pressure stage
+    (the exchange with the body alone: contacts, containment, drag).
     """
     w, h = 400.0, 300.0
-    params = FluidParams.game(w, h, gravity=(0.0, 0.0), pressure_solver="none")
+    params = FluidParams.game(w, h, gravity=(0.0, 0.0), pressure_solver=solver)
     world = World(w, h, params=params)
     world.add_fluid_rect(125.0, 75.0, 275.0, 225.0)
     ball = world.add_ball((90.0, 150.0), 15.0, density=1.0)

@@ -30,6 +30,7 @@ the mean of its face gradients (a face against a wall does not count).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "converged_correction",
     "apply_cell_correction",
     "apply_cell_shift",
+    "remove_free_drift",
 ]
 
 EMPTY_COUNT = 0.5  # a cell with less than this many particle-equivalents is air
@@ -358,3 +360,72 @@ def apply_cell_shift(pos, n, cell_of, grad, nx, h):
         pos[p, 0] -= grad[j, i, 0] * h
         pos[p, 1] -= grad[j, i, 1] * h
 
+
+
+@njit(cache=True)
+def remove_free_drift(cnt, grad, solid_frac, gamma, order):
+    """Make the projection momentum-conserving for bodies of water that touch no wall.
+
+    The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
+    blob (a droplet, a jet, a pool floating in zero gravity) would slowly lose momentum to the
+    pressure stage, which should be internal to it. Here the non-empty cells are flood-filled
+    (4-neighbour) into connected regions; in every region that touches no domain wall, the
+    count-weighted mean of ``grad`` is subtracted, so the region's net pressure impulse is exactly
+    zero. The weights are the fluid particles plus the bodies' cover (``solid_frac * gamma``),
+    since the coupling pushes bodies with the same field -- except in cells next to air, where
+    the coupling does not push bodies (its contract; see ``coupling.kernels.pressure_impulses``).
+    Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
+    weight).
+    ``order`` is scratch of ``ny * nx`` ints.
+    """
+    ny, nx = cnt.shape
+    ncell = ny * nx
+    seen = np.zeros(ncell, np.bool_)
+    for start in range(ncell):
+        j0 = start // nx
+        i0 = start - j0 * nx
+        if seen[start] or cnt[j0, i0] < EMPTY_COUNT:
+            continue
+        seen[start] = True
+        order[0] = start
+        head = 0
+        tail = 1
+        touches = False
+        w = 0.0
+        gx = 0.0
+        gy = 0.0
+        while head < tail:
+            c = order[head]
+            head += 1
+            j = c // nx
+            i = c - j * nx
+            if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
+                touches = True
+            k = cnt[j, i]
+            if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
+                    or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
+                    or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
+                    or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
+                k -= solid_frac[j, i] * gamma
+            w += k
+            gx += k * grad[j, i, 0]
+            gy += k * grad[j, i, 1]
+            for d in range(4):
+                jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
+                ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
+                if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
+                    continue
+                cc = jj * nx + ii
+                if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
+                    seen[cc] = True
+                    order[tail] = cc
+                    tail += 1
+        if not touches and w > 0.0:
+            mx = gx / w
+            my = gy / w
+            for q in range(tail):
+                c = order[q]
+                j = c // nx
+                i = c - j * nx
+                grad[j, i, 0] -= mx
+                grad[j, i, 1] -= my
