@@ -30,7 +30,6 @@ the mean of its face gradients (a face against a wall does not count).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, prange
 
 __all__ = [
@@ -363,7 +362,7 @@ def apply_cell_shift(pos, n, cell_of, grad, nx, h):
 
 
 @njit(cache=True)
-def remove_free_drift(cnt, grad, solid_frac, gamma, order):
+def remove_free_drift(cnt, grad, solid_frac, gamma, order, seen):
     """Make the projection momentum-conserving for bodies of water that touch no wall.
 
     The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
@@ -376,11 +375,11 @@ def remove_free_drift(cnt, grad, solid_frac, gamma, order):
     the coupling does not push bodies (its contract; see ``coupling.kernels.pressure_impulses``).
     Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
     weight).
-    ``order`` is scratch of ``ny * nx`` ints.
+    ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``.
     """
     ny, nx = cnt.shape
     ncell = ny * nx
-    seen = np.zeros(ncell, np.bool_)
+    seen[:] = False
     for start in range(ncell):
         j0 = start // nx
         i0 = start - j0 * nx

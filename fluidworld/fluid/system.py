@@ -116,6 +116,7 @@ class FluidSystem:
         self._rhs_density = np.zeros(shape)
         self._spans = np.zeros((self.ny, 2), np.int64)
         self._flood = np.zeros(self.ny * self.nx, np.int64)
+        self._flood_seen = np.zeros(self.ny * self.nx, np.bool_)
         self.cell_density_potential = np.zeros(shape)
         self._grad_density = np.zeros((*shape, 2))
         self._p_tmp = np.zeros(shape)
@@ -479,7 +480,7 @@ class FluidSystem:
             pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
                                           self.cell_grad)
             pressure.remove_free_drift(self.cell_count, self.cell_grad, self.solid_fraction,
-                                       p.gamma, self._flood)
+                                       p.gamma, self._flood, self._flood_seen)
             if p.density_correction > 0.0:
                 solve(self.cell_density_potential, self._rhs_density, self.cell_count,
                       p.pressure_iterations, _SOR_OMEGA, self._spans)
@@ -487,7 +488,8 @@ class FluidSystem:
                                               self._grad_density)
                 # the shift must not move a free body of water as a whole either
                 pressure.remove_free_drift(self.cell_count, self._grad_density,
-                                           self.solid_fraction, p.gamma, self._flood)
+                                           self.solid_fraction, p.gamma, self._flood,
+                                       self._flood_seen)
                 pressure.apply_cell_shift(self.pos, self.count, self._cell_of, self._grad_density,
                                           self.nx, h)
         pressure.apply_cell_correction(self.vel, self.count, self._cell_of, self.cell_grad,
