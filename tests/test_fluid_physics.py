@@ -164,3 +164,14 @@ def test_free_blob_keeps_its_momentum_with_the_default_solver():
             assert fs.positions[:, 0].mean() - x0 == pytest.approx(10.0 * 5.0, rel=0.02)
     assert abs(ratios["converged"] - 1.0) < 1e-6, ratios
     assert ratios["paper"] < 0.1, ratios
+
+
+def test_neighbour_lists_widen_when_a_particle_fills_them(monkeypatch):
+    """Compressed fluid can have more neighbours than the lists hold: they must widen (also when
+    a count lands exactly on the width), never drop a neighbour or loop."""
+    fs = scenes.dam_break(FluidParams.paper(width=200.0, height=200.0, pressure_solver="none"))
+    for width in (4, 5, 6, 7):
+        fs._nbr = np.zeros((fs._cap, width), np.int32)
+        fs.step(1)
+        k = int(fs._nbr_count[: fs.count].max())
+        assert fs._nbr.shape[1] > k

@@ -665,7 +665,7 @@ def test_listed_pass_matches_cell_scan_pass(seed, gamma):
                                     sc.r_l, nbr, cnt, s_nbr, s_cnt)
     k, ks = int(cnt[:n].max()), int(s_cnt[:n].max())
     assert k > 2 and ks > 2
-    nbr, s_nbr = np.zeros((cap, k), np.int32), np.zeros((cap, ks), np.int32)
+    nbr, s_nbr = np.zeros((cap, k + 1), np.int32), np.zeros((cap, ks), np.int32)
     repulsion.build_neighbour_lists(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start, s_order,
                                     sc.r_l, nbr, cnt, s_nbr, s_cnt)
     nbr_p, cnt_p = np.zeros_like(nbr), np.zeros_like(cnt)

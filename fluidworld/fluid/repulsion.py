@@ -223,12 +223,13 @@ def _list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nb
             for yy in range(y0, y1):
                 row = yy * nx
                 for j in range(n_start[row + x0], n_start[row + x1]):
+                    # branch-free: write every candidate, advance only on a hit (hits are ~45 %
+                    # of candidates, in random order: a branch here mispredicts constantly)
                     rx = pos[j, 0] - xi
                     ry = pos[j, 1] - yi
-                    if rx * rx + ry * ry < c2 and j != i:
-                        if k < kmax:
-                            nbr[i, k] = j
-                        k += 1
+                    hit = (rx * rx + ry * ry < c2) & (j != i)
+                    nbr[i, min(k, kmax - 1)] = j
+                    k += hit
                 for q in range(s_start[row + x0], s_start[row + x1]):
                     s = s_order[q]
                     rx = s_pos[s, 0] - xi
@@ -246,8 +247,9 @@ def build_neighbour_lists(pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff,
                           s_nbr, s_nbr_count):
     """Fluid and solid neighbours within ``cutoff`` of every sorted particle (serial).
 
-    ``nbr`` (n, K) / ``s_nbr`` (n, Ks) receive indices in bin order; ``*_count`` the true counts,
-    which exceed K (Ks) when the lists were too narrow. Returns the largest counts.
+    ``nbr`` (n, K) / ``s_nbr`` (n, Ks) receive indices in bin order; ``*_count`` the true counts.
+    The fluid list is written branch-free and needs a spare slot: it is complete only where
+    ``nbr_count < K`` (and ``s_nbr_count <= Ks``); otherwise widen it and build again.
     """
     for cy in range(ny):
         _list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,

@@ -435,9 +435,10 @@ class FluidSystem:
                   self._s_nbr, self._s_nbr_count)
             k = int(self._nbr_count[:n].max())
             ks = int(self._s_nbr_count[:n].max())
-            if k <= self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
+            # the fluid list is written branch-free (see _list_row): it needs one spare slot
+            if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
                 return
-            if k > self._nbr.shape[1]:
+            if k >= self._nbr.shape[1]:
                 self._nbr = np.zeros((self._cap, k + 8), np.int32)
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.int32)
