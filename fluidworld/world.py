@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 from .coupling import Coupler, CouplingParams
 from .coupling.sampling import contains, geometry_of, local_bounds, shape_area
 from .fluid import FluidParams, FluidSystem, Material
+from .fluid.params import _finite, _positive
 
 __all__ = [
     "World",
@@ -185,22 +186,6 @@ class Emitter(Entity):
 
 
 # ---------------------------------------------------------------------------- helpers
-def _finite(name: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number, got {v!r}")
-    f = float(v)
-    if not math.isfinite(f):
-        raise ValueError(f"{name} must be finite, got {v!r}")
-    return f
-
-
-def _positive(name: str, v: Any) -> float:
-    f = _finite(name, v)
-    if f <= 0.0:
-        raise ValueError(f"{name} must be > 0, got {v!r}")
-    return f
-
-
 def _vec(name: str, v: Any) -> tuple[float, float]:
     try:
         x, y = v

@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
+import numpy as np
+
 __all__ = ["FluidParams", "Material", "WATER", "INK", "OIL", "HONEY", "default_materials"]
 
 PressureSolver = Literal["converged", "paper", "none"]
@@ -23,17 +25,18 @@ PressureSolver = Literal["converged", "paper", "none"]
 MAX_PARTICLES_LIMIT = 20_000_000
 
 
-def _finite(name: str, value: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {value!r}") from None
+def _finite(name: str, value: object) -> float:
+    """``value`` as a finite float; TypeError for non-numbers (bools too), ValueError for NaN/inf.
+    Shared by every validator in the package."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
     if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return v
 
 
-def _positive(name: str, value: float) -> float:
+def _positive(name: str, value: object) -> float:
     v = _finite(name, value)
     if v <= 0.0:
         raise ValueError(f"{name} must be > 0, got {value!r}")

@@ -30,7 +30,7 @@ the mean of its face gradients (a face against a wall does not count).
 
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
 __all__ = [
     "deposit_cells",
@@ -38,7 +38,6 @@ __all__ = [
     "converged_rhs",
     "row_spans",
     "solve_rbgs",
-    "solve_rbgs_parallel",
     "converged_correction",
     "apply_cell_correction",
     "apply_cell_shift",
@@ -279,24 +278,6 @@ def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
     for _ in range(iters):
         for color in range(2):
             for j in range(ny):
-                if spans is None:
-                    _rbgs_row(j, color, phi, rhs, cnt, omega, 0, phi.shape[1])
-                else:
-                    _rbgs_row(j, color, phi, rhs, cnt, omega, spans[j, 0], spans[j, 1])
-
-
-@njit(cache=True, parallel=True)
-def solve_rbgs_parallel(phi, rhs, cnt, iters, omega, spans=None):
-    """:func:`solve_rbgs` with rows of one colour in parallel; bit-identical results."""
-    ny = phi.shape[0]
-    if iters > 0:
-        for j in range(ny):
-            for i in range(phi.shape[1]):
-                if cnt[j, i] < EMPTY_COUNT:
-                    phi[j, i] = 0.0
-    for _ in range(iters):
-        for color in range(2):
-            for j in prange(ny):
                 if spans is None:
                     _rbgs_row(j, color, phi, rhs, cnt, omega, 0, phi.shape[1])
                 else:

@@ -22,7 +22,7 @@ kernel (``fluidworld.fluid.*``)           reference
 ``pressure.paper_pressure``               :func:`paper_pressure`
 ``pressure.converged_rhs``                :func:`converged_rhs`
 ``pressure.row_spans``                     :func:`row_spans`
-``pressure.solve_rbgs[_parallel]``        :func:`solve_rbgs` (with or without ``spans``)
+``pressure.solve_rbgs``                  :func:`solve_rbgs` (with or without ``spans``)
 ``pressure.converged_correction``         :func:`converged_correction`
 ``pressure.apply_cell_correction``        :func:`apply_cell_correction`
 ``pressure.apply_cell_shift``             :func:`apply_cell_shift`

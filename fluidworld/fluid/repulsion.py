@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
 __all__ = [
@@ -58,128 +59,6 @@ def _contact(xi, yi, vxi, vyi, sx, sy, svx, svy, r_l, dv, wsum):
             dvx -= w * vn * nx_
             dvy -= w * vn * ny_
     return ddx, ddy, dvx, dvy, True
-
-
-@njit(cache=True)
-def _repulse_row(cy, pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp, dvel,
-                 wsum_out):
-    # Particles are sorted by cell index cy * nx + cx, so the three cells (x-1, x, x+1) of one
-    # neighbour row are one contiguous index range: one loop per row instead of three.
-    r_l2 = r_l * r_l
-    half = 0.5 * r_l
-    inv_r = 1.0 / r_l
-    for cx in range(nx):
-        c = cy * nx + cx
-        if n_start[c] == n_start[c + 1]:
-            continue
-        y0 = max(cy - 1, 0)
-        y1 = min(cy + 2, ny)
-        x0 = max(cx - 1, 0)
-        x1 = min(cx + 2, nx)
-        for i in range(n_start[c], n_start[c + 1]):
-            xi = pos[i, 0]
-            yi = pos[i, 1]
-            dx_sum = 0.0
-            dy_sum = 0.0
-            wsum = 0.0
-            for yy in range(y0, y1):
-                row = yy * nx
-                for j in range(n_start[row + x0], n_start[row + x1]):
-                    # branch-free Eq. 6: k = r_L/2 (1/l - 1/r_L)^+ (0 beyond r_L and for j == i)
-                    rx = pos[j, 0] - xi
-                    ry = pos[j, 1] - yi
-                    l2 = rx * rx + ry * ry
-                    if l2 < 1e-24 and j != i:  # coincident: split along x, deterministically
-                        dx_sum += -0.5 * half if j > i else 0.5 * half
-                        continue
-                    k = half * max(1.0 / math.sqrt(l2 + 1e-30) - inv_r, 0.0)
-                    dx_sum -= k * rx
-                    dy_sum -= k * ry
-                for q in range(s_start[row + x0], s_start[row + x1]):
-                    s = s_order[q]
-                    rx = s_pos[s, 0] - xi
-                    ry = s_pos[s, 1] - yi
-                    l2 = rx * rx + ry * ry
-                    if l2 < r_l2 and l2 > 1e-24:
-                        wsum += 1.0 - math.sqrt(l2) * inv_r
-            dvx_sum = dx_sum * dv
-            dvy_sum = dy_sum * dv
-            if wsum > 0.0:
-                vxi = vel[i, 0]
-                vyi = vel[i, 1]
-                for yy in range(y0, y1):
-                    row = yy * nx
-                    for q in range(s_start[row + x0], s_start[row + x1]):
-                        s = s_order[q]
-                        ddx, ddy, dvx, dvy, hit = _contact(
-                            xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
-                            s_vel[s, 1], r_l, dv, wsum)
-                        if hit:
-                            dx_sum += ddx
-                            dy_sum += ddy
-                            dvx_sum += dvx
-                            dvy_sum += dvy
-            disp[i, 0] = dx_sum
-            disp[i, 1] = dy_sum
-            dvel[i, 0] = dvx_sum
-            dvel[i, 1] = dvy_sum
-            wsum_out[i] = wsum
-
-
-@njit(cache=True)
-def repulse_fluid(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp, dvel,
-                  wsum):
-    """One Jacobi repulsion pass (Eq. 6), serial.
-
-    Fills ``disp`` (position change), ``dvel`` (velocity change) and ``wsum`` (total solid contact
-    weight, 0 where a particle touches no solid) for the particles sorted by ``n_start``.
-    """
-    for cy in range(ny):
-        _repulse_row(cy, pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp,
-                     dvel, wsum)
-
-
-@njit(cache=True, parallel=True)
-def repulse_fluid_parallel(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp,
-                           dvel, wsum):
-    """:func:`repulse_fluid` with grid rows in parallel; bit-identical results."""
-    for cy in prange(ny):
-        _repulse_row(cy, pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp,
-                     dvel, wsum)
-
-
-@njit(cache=True)
-def accumulate_solid_impulses(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
-                              s_order, r_l, dv, wsum, s_impulse, s_marked):
-    """Add to ``s_impulse`` minus the momentum each solid particle gave the fluid in this pass.
-
-    Walks the particles by the same (possibly stale, after earlier passes) bins and neighbour
-    cells as :func:`repulse_fluid`, so each contact it counts is exactly one the fluid felt.
-    Serial, and only particles with solid contacts do work. Marks solids within ``r_L`` of fluid
-    (the paper's marked particles, Sec. 3.3).
-    """
-    for cy in range(ny):
-        for cx in range(nx):
-            c = cy * nx + cx
-            x0 = max(cx - 1, 0)
-            x1 = min(cx + 2, nx)
-            for i in range(n_start[c], n_start[c + 1]):
-                if wsum[i] <= 0.0:
-                    continue
-                xi = pos[i, 0]
-                yi = pos[i, 1]
-                m = mass_table[mat[i]]
-                for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
-                    row = yy * nx
-                    for q in range(s_start[row + x0], s_start[row + x1]):
-                        s = s_order[q]
-                        _, _, dvx, dvy, hit = _contact(
-                            xi, yi, vel[i, 0], vel[i, 1], s_pos[s, 0], s_pos[s, 1], s_vel[s, 0],
-                            s_vel[s, 1], r_l, dv, wsum[i])
-                        if hit:
-                            s_impulse[s, 0] -= m * dvx
-                            s_impulse[s, 1] -= m * dvy
-                            s_marked[s] = True
 
 
 @njit(cache=True)
@@ -320,8 +199,11 @@ def _pass_range(lo, hi, pos, vel, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_cou
 @njit(cache=True)
 def repulse_listed(pos, vel, n, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_count, r_l, dv, disp,
                    dvel, wsum):
-    """One Jacobi repulsion pass (Eq. 6) over neighbour lists, serial; same outputs as
-    :func:`repulse_fluid`."""
+    """One Jacobi repulsion pass (Eq. 6) over neighbour lists, serial.
+
+    Fills ``disp`` (position change), ``dvel`` (velocity change) and ``wsum`` (total solid contact
+    weight, 0 where a particle touches no solid) for the first ``n`` particles.
+    """
     _pass_range(0, n, pos, vel, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_count, r_l, dv, disp,
                 dvel, wsum)
 
@@ -354,3 +236,58 @@ def accumulate_listed_impulses(pos, vel, mat, mass_table, n, s_pos, s_vel, s_nbr
                 s_impulse[s, 0] -= m * dvx
                 s_impulse[s, 1] -= m * dvy
                 s_marked[s] = True
+
+
+def _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l, parallel):
+    """Neighbour lists at cutoff ``r_L`` for sorted particles, widened until complete."""
+    n = int(n_start[-1])
+    cap = max(len(pos), 1)
+    k, ks = 8, 8
+    build = build_neighbour_lists_parallel if parallel else build_neighbour_lists
+    while True:
+        nbr = np.zeros((cap, k), np.int32)
+        cnt = np.zeros(cap, np.int64)
+        s_nbr = np.zeros((cap, ks), np.int32)
+        s_cnt = np.zeros(cap, np.int64)
+        build(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l, nbr, cnt, s_nbr, s_cnt)
+        km = int(cnt[:n].max(initial=0))
+        ksm = int(s_cnt[:n].max(initial=0))
+        if km < k and ksm <= ks:
+            return n, nbr, cnt, s_nbr, s_cnt
+        k = max(k, km + 1)
+        ks = max(ks, ksm)
+
+
+def repulse_fluid(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp, dvel,
+                  wsum):
+    """One Jacobi repulsion pass (Eq. 6) straight from the sorted bins (serial).
+
+    Fills ``disp`` (position change), ``dvel`` (velocity change) and ``wsum`` (total solid contact
+    weight, 0 where a particle touches no solid). A convenience entry point (tests, tools): it
+    builds the neighbour lists and runs :func:`repulse_listed`, the code ``FluidSystem`` runs.
+    """
+    n, nbr, cnt, s_nbr, s_cnt = _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l,
+                                           False)
+    repulse_listed(pos, vel, n, nbr, cnt, s_pos, s_vel, s_nbr, s_cnt, r_l, dv, disp, dvel, wsum)
+
+
+def repulse_fluid_parallel(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp,
+                           dvel, wsum):
+    """:func:`repulse_fluid` with the parallel list kernels; bit-identical results."""
+    n, nbr, cnt, s_nbr, s_cnt = _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l,
+                                           True)
+    repulse_listed_parallel(pos, vel, n, nbr, cnt, s_pos, s_vel, s_nbr, s_cnt, r_l, dv, disp,
+                            dvel, wsum)
+
+
+def accumulate_solid_impulses(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
+                              s_order, r_l, dv, wsum, s_impulse, s_marked):
+    """Add to ``s_impulse`` minus the momentum each solid particle gave the fluid in the pass
+    that produced ``wsum``, and mark solids within ``r_L`` of fluid (paper Sec. 3.3).
+
+    Convenience entry point from the sorted bins: builds the lists and runs
+    :func:`accumulate_listed_impulses`.
+    """
+    n, _, _, s_nbr, s_cnt = _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l, False)
+    accumulate_listed_impulses(pos, vel, mat, mass_table, n, s_pos, s_vel, s_nbr, s_cnt, r_l, dv,
+                               wsum, s_impulse, s_marked)
