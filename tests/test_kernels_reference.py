@@ -643,43 +643,74 @@ def test_advect_wall_contact_by_hand(bounce):
     close(v, rv)
 
 
+def _half_lists(sc, pos, start, s_start, s_order, k, ks, parallel=False):
+    cap = len(pos)
+    bounds = np.zeros(repulsion.N_STRIPES + 1, np.int64)
+    nst = repulsion.stripe_rows(start, sc.nb_nx, sc.nb_ny, repulsion.N_STRIPES, bounds)
+    nbr, cnt = np.zeros((cap, k), np.int32), np.zeros(cap, np.int64)
+    s_nbr, s_cnt = np.zeros((cap, ks), np.int32), np.zeros(cap, np.int64)
+    build = repulsion.build_half_lists_parallel if parallel else repulsion.build_half_lists
+    build(pos, start, sc.nb_nx, sc.nb_ny, bounds, nst, sc.s_pos, s_start, s_order, sc.r_l, nbr,
+          cnt, s_nbr, s_cnt)
+    return bounds, nst, nbr, cnt, s_nbr, s_cnt
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("gamma", [2.0, 5.0, 20.0])
-def test_listed_pass_matches_cell_scan_pass(seed, gamma):
-    """The neighbour-list kernels FluidSystem uses give the cell-scan pass's results (which
-    match the brute-force reference above), and their impulses balance the fluid's."""
+def test_half_lists_and_fused_passes(seed, gamma):
+    """The half neighbour lists hold every pair within the cutoff exactly once (under the lower
+    index); the fused passes FluidSystem runs apply the one-pass result checked against the
+    brute-force reference above; serial and parallel are bit-identical; impulses balance."""
     sc, pos, vel, mat, start, s_start, s_order = sorted_scene(seed, gamma=gamma)
+    n = sc.n
+    cap = len(pos)
+    # stripes: at least one row each, about equal particle counts, covering every row
+    bounds = np.zeros(repulsion.N_STRIPES + 1, np.int64)
+    nst = repulsion.stripe_rows(start, sc.nb_nx, sc.nb_ny, repulsion.N_STRIPES, bounds)
+    assert 2 <= nst <= repulsion.N_STRIPES
+    assert bounds[0] == 0 and bounds[nst] == sc.nb_ny and np.all(np.diff(bounds[: nst + 1]) > 0)
+    # too-narrow lists report the true counts, so the caller can widen them
+    _, _, _, cnt, _, s_cnt = _half_lists(sc, pos, start, s_start, s_order, 2, 2)
+    k, ks = int(cnt[:n].max()), int(s_cnt[:n].max())
+    assert k > 2 and ks > 2
+    bounds, nst, nbr, cnt2, s_nbr, s_cnt2 = _half_lists(sc, pos, start, s_start, s_order, k + 1, ks)
+    np.testing.assert_array_equal(cnt2[:n], cnt[:n])
+    listed = {(i, int(j)) for i in range(n) for j in nbr[i, : cnt[i]]}
+    d2 = ((pos[:n, None, :] - pos[None, :n, :]) ** 2).sum(axis=2)
+    ii, jj = np.nonzero(np.triu(d2 < sc.r_l ** 2, k=1))
+    assert listed == set(zip(ii.tolist(), jj.tolist()))
+    sd2 = ((pos[:n, None, :] - sc.s_pos[None, :, :]) ** 2).sum(axis=2)
+    for i in range(n):
+        assert sorted(s_nbr[i, : s_cnt[i]]) == np.nonzero(sd2[i] < sc.r_l ** 2)[0].tolist()
+    _, _, nbr_p, cnt_p, s_nbr_p, s_cnt_p = _half_lists(sc, pos, start, s_start, s_order, k + 1,
+                                                       ks, parallel=True)
+    np.testing.assert_array_equal(cnt_p[:n], cnt[:n])
+    np.testing.assert_array_equal(nbr_p[:n], nbr[:n])
+    np.testing.assert_array_equal(s_nbr_p[:n], s_nbr[:n])
+    touch = np.zeros(cap, np.int64)
+    km, ksm, nt = repulsion.list_stats(cnt, s_cnt, n, touch)
+    assert (km, ksm) == (k, ks) and list(touch[:nt]) == np.nonzero(s_cnt[:n])[0].tolist()
+
     dv = 0.2
     disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
                                       s_order, dv)
-    n = sc.n
-    cap = len(pos)
-    nbr, cnt = np.zeros((cap, 2), np.int32), np.zeros(cap, np.int64)
-    s_nbr, s_cnt = np.zeros((cap, 2), np.int32), np.zeros(cap, np.int64)
-    # too-narrow lists report the true counts, so the caller can widen them
-    repulsion.build_neighbour_lists(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start, s_order,
-                                    sc.r_l, nbr, cnt, s_nbr, s_cnt)
-    k, ks = int(cnt[:n].max()), int(s_cnt[:n].max())
-    assert k > 2 and ks > 2
-    nbr, s_nbr = np.zeros((cap, k + 1), np.int32), np.zeros((cap, ks), np.int32)
-    repulsion.build_neighbour_lists(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start, s_order,
-                                    sc.r_l, nbr, cnt, s_nbr, s_cnt)
-    nbr_p, cnt_p = np.zeros_like(nbr), np.zeros_like(cnt)
-    s_nbr_p, s_cnt_p = np.zeros_like(s_nbr), np.zeros_like(s_cnt)
-    repulsion.build_neighbour_lists_parallel(pos, start, sc.nb_nx, sc.nb_ny, sc.s_pos, s_start,
-                                             s_order, sc.r_l, nbr_p, cnt_p, s_nbr_p, s_cnt_p)
-    np.testing.assert_array_equal(cnt_p[:n], cnt[:n])
-    np.testing.assert_array_equal(nbr_p[:n], nbr[:n])
-    for kern in (repulsion.repulse_listed, repulsion.repulse_listed_parallel):
-        d2, v2, w2 = np.zeros((cap, 2)), np.zeros((cap, 2)), np.zeros(cap)
-        kern(pos, vel, n, nbr, cnt, sc.s_pos, sc.s_vel, s_nbr, s_cnt, sc.r_l, dv, d2, v2, w2)
-        close(d2[:n], disp[:n])
-        close(v2[:n], dvel[:n])
-        close(w2[:n], wsum[:n])
-    imp, marked = np.zeros((len(sc.s_pos), 2)), np.zeros(len(sc.s_pos), bool)
-    repulsion.accumulate_listed_impulses(pos, vel, mat, sc.mass, n, sc.s_pos, sc.s_vel, s_nbr,
-                                         s_cnt, sc.r_l, dv, wsum, imp, marked)
-    rimp, rmarked = ref.accumulate_solid_impulses(pos, vel, mat, sc.mass, n, sc.s_pos, sc.s_vel,
-                                                  sc.r_l, dv)
-    close(imp, rimp)
-    np.testing.assert_array_equal(marked, rmarked)
+    results = []
+    for passes, iters in ((repulsion.repulse_passes, 1), (repulsion.repulse_passes, 3),
+                          (repulsion.repulse_passes_parallel, 3)):
+        p2, v2 = pos.copy(), vel.copy()
+        imp, marked = np.zeros((len(sc.s_pos), 2)), np.zeros(len(sc.s_pos), bool)
+        w2 = np.zeros(cap)
+        passes(p2, v2, mat, sc.mass, n, start, sc.nb_nx, bounds, nst, nbr, cnt, touch, nt,
+               sc.s_pos, sc.s_vel, s_nbr, s_cnt, iters, sc.r_l, dv, np.zeros((cap, 2)),
+               np.zeros((cap, 2)), w2, imp, marked)
+        results.append((p2, v2, imp, marked))
+        if iters == 1:
+            close(p2[:n], pos[:n] + disp[:n])
+            close(v2[:n], vel[:n] + dvel[:n])
+            close(w2[touch[:nt]], wsum[touch[:nt]])
+            rimp, rmarked = ref.accumulate_solid_impulses(pos, vel, mat, sc.mass, n, sc.s_pos,
+                                                          sc.s_vel, sc.r_l, dv)
+            close(imp, rimp)
+            np.testing.assert_array_equal(marked, rmarked)
+    for a, b in zip(results[1], results[2]):
+        assert np.array_equal(a, b)

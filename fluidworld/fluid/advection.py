@@ -13,7 +13,7 @@ import math
 
 from numba import njit
 
-__all__ = ["advect_and_contain"]
+__all__ = ["advect_and_contain", "add_accelerations"]
 
 
 @njit(cache=True)
@@ -71,3 +71,19 @@ def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table,
         vel[i, 0] = vx
         vel[i, 1] = vy
     return put_back
+
+
+@njit(cache=True)
+def add_accelerations(vel, mat, n, gx, gy, mat_acc, use_mat, h):
+    """Stage ``external_forces``: ``v += (g + a[material]) h`` (``a`` only if ``use_mat``)."""
+    if use_mat:
+        for i in range(n):
+            k = mat[i]
+            vel[i, 0] += (gx + mat_acc[k, 0]) * h
+            vel[i, 1] += (gy + mat_acc[k, 1]) * h
+    else:
+        dx = gx * h
+        dy = gy * h
+        for i in range(n):
+            vel[i, 0] += dx
+            vel[i, 1] += dy

@@ -30,6 +30,7 @@ the mean of its face gradients (a face against a wall does not count).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "converged_rhs",
     "row_spans",
     "solve_rbgs",
+    "solver_coefficients",
+    "solve_padded",
     "converged_correction",
     "apply_cell_correction",
     "apply_cell_shift",
@@ -128,9 +131,14 @@ def paper_pressure(cnt, vel_c, a0, gamma, h, iters, r_clamp, div, p, p_tmp, grad
             p[j, i] = 0.0
     for _ in range(iters):  # Eq. 8, Jacobi from zero
         for j in range(ny):
+            inner_row = 2 <= j < ny - 2
             for i in range(nx):
                 if cnt[j, i] < EMPTY_COUNT:
                     p_tmp[j, i] = 0.0
+                elif inner_row and 2 <= i < nx - 2:
+                    # no mirror needed, and p = 0 in empty cells already: plain reads
+                    p_tmp[j, i] = 0.25 * (div[j, i] + p[j, i + 2] + p[j, i - 2] + p[j + 2, i]
+                                          + p[j - 2, i])
                 else:
                     p_tmp[j, i] = 0.25 * (div[j, i]
                                           + _paper_p(p, cnt, j, i + 2, nx, ny)
@@ -232,56 +240,74 @@ def row_spans(cnt, spans):
 
 
 @njit(cache=True)
-def _rbgs_row(j, color, phi, rhs, cnt, omega, lo, hi):
-    ny, nx = phi.shape
-    start = lo + ((j + color + lo) & 1)
-    for i in range(start, hi, 2):
-        if cnt[j, i] < EMPTY_COUNT:
-            phi[j, i] = 0.0
-            continue
-        s = 0.0
-        k = 0
-        if i + 1 < nx:
-            k += 1
-            if cnt[j, i + 1] >= EMPTY_COUNT:
-                s += phi[j, i + 1]
-        if i > 0:
-            k += 1
-            if cnt[j, i - 1] >= EMPTY_COUNT:
-                s += phi[j, i - 1]
-        if j + 1 < ny:
-            k += 1
-            if cnt[j + 1, i] >= EMPTY_COUNT:
-                s += phi[j + 1, i]
-        if j > 0:
-            k += 1
-            if cnt[j - 1, i] >= EMPTY_COUNT:
-                s += phi[j - 1, i]
-        if k > 0:
-            new = (s - rhs[j, i]) / k
-            phi[j, i] += omega * (new - phi[j, i])
+def solver_coefficients(cnt, invk):
+    """``invk`` = 1 / (number of in-domain neighbours) for non-empty cells, 0 for air.
+
+    With it and a zero border around ``phi`` (:func:`solve_padded`), a sweep needs no branch: an
+    air neighbour holds phi = 0 (Dirichlet) and a wall neighbour is the zero border, left out of
+    the count (Neumann).
+    """
+    ny, nx = cnt.shape
+    for j in range(ny):
+        kj = (j > 0) + (j + 1 < ny)
+        for i in range(nx):
+            k = kj + (i > 0) + (i + 1 < nx)
+            invk[j, i] = 1.0 / k if cnt[j, i] >= EMPTY_COUNT and k > 0 else 0.0
+
+
+@njit(cache=True)
+def solve_padded(phi_pad, rhs, cnt, invk, iters, omega, spans):
+    """Red-black SOR sweeps on ``phi_pad[1:-1, 1:-1]`` (a zero border around the grid).
+
+    Air cells are set to phi = 0 first; then each colour updates the non-empty span of every row
+    (``spans``, :func:`row_spans`): ``phi += omega * ((sum of the 4 neighbours - rhs) * invk -
+    phi)``. Air cells inside a span have ``invk = rhs = 0`` and stay 0.
+    """
+    ny, nx = cnt.shape
+    if iters <= 0:
+        return
+    for j in range(ny):
+        for i in range(nx):
+            if cnt[j, i] < EMPTY_COUNT:
+                phi_pad[j + 1, i + 1] = 0.0
+    for _ in range(iters):
+        for color in range(2):
+            for j in range(ny):
+                lo = spans[j, 0]
+                hi = spans[j, 1]
+                up = phi_pad[j + 2]
+                mid = phi_pad[j + 1]
+                down = phi_pad[j]
+                rr = rhs[j]
+                kk = invk[j]
+                for i in range(lo + ((j + color + lo) & 1), hi, 2):
+                    s = mid[i + 2] + mid[i] + up[i + 1] + down[i + 1]
+                    p = mid[i + 1]
+                    mid[i + 1] = p + omega * ((s - rr[i]) * kk[i] - p)
 
 
 @njit(cache=True)
 def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
     """Red-black Gauss-Seidel/SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started.
 
-    With ``spans`` only the non-empty span of each row (:func:`row_spans`) is swept; air cells
-    are set to phi = 0 first.
+    Neighbours are the in-domain cells (Neumann walls); air cells are phi = 0 (Dirichlet). With
+    ``spans`` only the non-empty span of each row (:func:`row_spans`) is swept. A convenience
+    entry point over :func:`solve_padded`, which FluidSystem runs on its padded arrays.
     """
-    ny = phi.shape[0]
-    if iters > 0:
+    ny, nx = cnt.shape
+    pad = np.zeros((ny + 2, nx + 2))
+    pad[1:-1, 1:-1] = phi
+    invk = np.empty((ny, nx))
+    solver_coefficients(cnt, invk)
+    sp = np.empty((ny, 2), np.int64)
+    if spans is None:
         for j in range(ny):
-            for i in range(phi.shape[1]):
-                if cnt[j, i] < EMPTY_COUNT:
-                    phi[j, i] = 0.0
-    for _ in range(iters):
-        for color in range(2):
-            for j in range(ny):
-                if spans is None:
-                    _rbgs_row(j, color, phi, rhs, cnt, omega, 0, phi.shape[1])
-                else:
-                    _rbgs_row(j, color, phi, rhs, cnt, omega, spans[j, 0], spans[j, 1])
+            sp[j, 0] = 0
+            sp[j, 1] = nx
+    else:
+        sp[:, :] = spans
+    solve_padded(pad, rhs, cnt, invk, iters, omega, sp)
+    phi[:, :] = pad[1:-1, 1:-1]
 
 
 @njit(cache=True)
@@ -343,7 +369,7 @@ def apply_cell_shift(pos, n, cell_of, grad, nx, h):
 
 
 @njit(cache=True)
-def remove_free_drift(cnt, grad, solid_frac, gamma, order, seen):
+def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen):
     """Make the projection momentum-conserving for bodies of water that touch no wall.
 
     The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
@@ -356,7 +382,8 @@ def remove_free_drift(cnt, grad, solid_frac, gamma, order, seen):
     the coupling does not push bodies (its contract; see ``coupling.kernels.pressure_impulses``).
     Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
     weight).
-    ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``.
+    With ``both``, ``grad2`` (the density correction) is treated the same way in the same flood
+    fill. ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``.
     """
     ny, nx = cnt.shape
     ncell = ny * nx
@@ -374,6 +401,8 @@ def remove_free_drift(cnt, grad, solid_frac, gamma, order, seen):
         w = 0.0
         gx = 0.0
         gy = 0.0
+        hx = 0.0
+        hy = 0.0
         while head < tail:
             c = order[head]
             head += 1
@@ -390,6 +419,9 @@ def remove_free_drift(cnt, grad, solid_frac, gamma, order, seen):
             w += k
             gx += k * grad[j, i, 0]
             gy += k * grad[j, i, 1]
+            if both:
+                hx += k * grad2[j, i, 0]
+                hy += k * grad2[j, i, 1]
             for d in range(4):
                 jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
                 ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
@@ -403,9 +435,14 @@ def remove_free_drift(cnt, grad, solid_frac, gamma, order, seen):
         if not touches and w > 0.0:
             mx = gx / w
             my = gy / w
+            m2x = hx / w
+            m2y = hy / w
             for q in range(tail):
                 c = order[q]
                 j = c // nx
                 i = c - j * nx
                 grad[j, i, 0] -= mx
                 grad[j, i, 1] -= my
+                if both:
+                    grad2[j, i, 0] -= m2x
+                    grad2[j, i, 1] -= m2y

@@ -24,11 +24,13 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = [
-    "build_neighbour_lists",
-    "build_neighbour_lists_parallel",
-    "repulse_listed",
-    "repulse_listed_parallel",
-    "accumulate_listed_impulses",
+    "N_STRIPES",
+    "stripe_rows",
+    "build_half_lists",
+    "build_half_lists_parallel",
+    "list_stats",
+    "repulse_passes",
+    "repulse_passes_parallel",
     "repulse_fluid",
     "repulse_fluid_parallel",
     "accumulate_solid_impulses",
@@ -37,8 +39,9 @@ __all__ = [
 
 
 @njit(cache=True, inline="always")
-def _contact(xi, yi, vxi, vyi, sx, sy, svx, svy, r_l, dv, wsum):
-    """Displacement and velocity change one solid gives fluid particle i (0s if out of range)."""
+def _contact(xi, yi, vxi, vyi, sx, sy, svx, svy, r_l, wsum):
+    """What one solid gives fluid particle i: the Eq. 6 displacement ``(ddx, ddy)`` and the
+    inelastic velocity change ``(ix, iy)``; the full velocity change is ``dd * dv + i``."""
     rx = sx - xi
     ry = sy - yi
     l2 = rx * rx + ry * ry
@@ -48,17 +51,17 @@ def _contact(xi, yi, vxi, vyi, sx, sy, svx, svy, r_l, dv, wsum):
     k = 0.5 * r_l * (1.0 - ln / r_l) / ln
     ddx = -k * rx
     ddy = -k * ry
-    dvx = ddx * dv
-    dvy = ddy * dv
+    ix = 0.0
+    iy = 0.0
     if wsum > 0.0:
         nx_ = rx / ln
         ny_ = ry / ln
         vn = (vxi - svx) * nx_ + (vyi - svy) * ny_
         if vn > 0.0:
             w = (1.0 - ln / r_l) / wsum
-            dvx -= w * vn * nx_
-            dvy -= w * vn * ny_
-    return ddx, ddy, dvx, dvy, True
+            ix = -w * vn * nx_
+            iy = -w * vn * ny_
+    return ddx, ddy, ix, iy, True
 
 
 @njit(cache=True)
@@ -72,84 +75,157 @@ def apply_displacements(pos, vel, n, disp, dvel):
 
 
 # ----------------------------------------------------------------------------- neighbour lists
-# The three Jacobi passes of a substep share one neighbour list: built once from the sorted bins
-# with a cutoff r_L * (1 + skin), it still holds every pair within r_L after the passes have
-# moved particles by less than skin * r_L / 2 each, and a pass then walks ~10 listed entries per
-# particle instead of rescanning every grid cell. Measured on Table 1's 6,114-particle row:
-# repulsion went from 3 x 0.73 ms cell scans + 3 x 0.12 ms solid scans to one build + 3 short
-# passes (see benchmarks/paper_table1.py).
+# The Jacobi passes of a substep share one *half* neighbour list: built once from the sorted bins
+# with a cutoff r_L * (1 + skin), it still holds every pair within r_L after the passes have moved
+# particles by less than skin * r_L / 2 each. Each pair is listed once, under its lower (sorted)
+# index, so a pass evaluates Eq. 6 once per pair and gives i and j their equal and opposite
+# shares. Because the particles are sorted by cell, the partners of i that follow it in sort order
+# lie in two contiguous index ranges: the rest of its own cell and the cell to its right, and the
+# three cells of the row above.
+#
+# Rows of the neighbour grid are cut into *stripes* of about equal particle counts. A pass writes
+# to i and to partners at most one row up, so stripes of the same parity never write the same
+# particle: the even stripes run in parallel, then the odd ones. The serial kernels walk the same
+# stripes in the same order, so results do not depend on the thread count (bit-identical).
+
+#: Stripes per pass (fewer if the grid has fewer rows): 16 per parity balance up to 16 threads.
+N_STRIPES = 32
 
 
 @njit(cache=True)
-def _list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count, s_nbr,
-              s_nbr_count):
+def stripe_rows(n_start, nx, ny, nstripes, bounds):
+    """Cut the grid rows into at most ``nstripes`` bands of about equal particle counts.
+
+    ``bounds`` (``nstripes + 1``) receives the first row of each stripe and ``ny`` after the last;
+    every stripe has at least one row. Returns the number of stripes.
+    """
+    n = n_start[ny * nx]
+    bounds[0] = 0
+    k = 0
+    for s in range(1, nstripes):
+        target = (n * s) // nstripes
+        r = bounds[k] + 1
+        while r < ny and n_start[r * nx] < target:
+            r += 1
+        if r >= ny:
+            break
+        k += 1
+        bounds[k] = r
+    k += 1
+    bounds[k] = ny
+    return k
+
+
+@njit(cache=True)
+def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,
+                   s_nbr, s_nbr_count):
     c2 = cutoff * cutoff
     kmax = nbr.shape[1]
     ksmax = s_nbr.shape[1]
+    row = cy * nx
+    up = row + nx
+    has_up = cy + 1 < ny
+    y0 = max(cy - 1, 0)
+    y1 = min(cy + 2, ny)
     for cx in range(nx):
-        c = cy * nx + cx
-        if n_start[c] == n_start[c + 1]:
+        c = row + cx
+        a = n_start[c]
+        b = n_start[c + 1]
+        if a == b:
             continue
-        y0 = max(cy - 1, 0)
-        y1 = min(cy + 2, ny)
         x0 = max(cx - 1, 0)
         x1 = min(cx + 2, nx)
-        for i in range(n_start[c], n_start[c + 1]):
+        end0 = n_start[row + x1]  # the rest of this cell and the cell to the right
+        lo1 = 0
+        hi1 = 0
+        if has_up:  # the three cells above
+            lo1 = n_start[up + x0]
+            hi1 = n_start[up + x1]
+        s_any = False
+        for yy in range(y0, y1):
+            if s_start[yy * nx + x0] != s_start[yy * nx + x1]:
+                s_any = True
+        for i in range(a, b):
             xi = pos[i, 0]
             yi = pos[i, 1]
             k = 0
-            ks = 0
-            for yy in range(y0, y1):
-                row = yy * nx
-                for j in range(n_start[row + x0], n_start[row + x1]):
-                    # branch-free: write every candidate, advance only on a hit (hits are ~45 %
-                    # of candidates, in random order: a branch here mispredicts constantly)
-                    rx = pos[j, 0] - xi
-                    ry = pos[j, 1] - yi
-                    hit = (rx * rx + ry * ry < c2) & (j != i)
-                    nbr[i, min(k, kmax - 1)] = j
-                    k += hit
-                for q in range(s_start[row + x0], s_start[row + x1]):
-                    s = s_order[q]
-                    rx = s_pos[s, 0] - xi
-                    ry = s_pos[s, 1] - yi
-                    if rx * rx + ry * ry < c2:
-                        if ks < ksmax:
-                            s_nbr[i, ks] = s
-                        ks += 1
+            # branch-free: write every candidate, advance only on a hit (hits are ~45 % of
+            # candidates, in random order: a branch here mispredicts constantly)
+            for j in range(i + 1, end0):
+                rx = pos[j, 0] - xi
+                ry = pos[j, 1] - yi
+                nbr[i, min(k, kmax - 1)] = j
+                k += rx * rx + ry * ry < c2
+            for j in range(lo1, hi1):
+                rx = pos[j, 0] - xi
+                ry = pos[j, 1] - yi
+                nbr[i, min(k, kmax - 1)] = j
+                k += rx * rx + ry * ry < c2
             nbr_count[i] = k  # may exceed the width: the caller widens and rebuilds
+            ks = 0
+            if s_any:
+                for yy in range(y0, y1):
+                    r0 = yy * nx
+                    for q in range(s_start[r0 + x0], s_start[r0 + x1]):
+                        s = s_order[q]
+                        rx = s_pos[s, 0] - xi
+                        ry = s_pos[s, 1] - yi
+                        if rx * rx + ry * ry < c2:
+                            if ks < ksmax:
+                                s_nbr[i, ks] = s
+                            ks += 1
             s_nbr_count[i] = ks
 
 
 @njit(cache=True)
-def build_neighbour_lists(pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,
-                          s_nbr, s_nbr_count):
-    """Fluid and solid neighbours within ``cutoff`` of every sorted particle (serial).
+def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order, cutoff,
+                     nbr, nbr_count, s_nbr, s_nbr_count):
+    """Half fluid lists and full solid lists within ``cutoff`` of every sorted particle (serial).
 
-    ``nbr`` (n, K) / ``s_nbr`` (n, Ks) receive indices in bin order; ``*_count`` the true counts.
-    The fluid list is written branch-free and needs a spare slot: it is complete only where
-    ``nbr_count < K`` (and ``s_nbr_count <= Ks``); otherwise widen it and build again.
+    ``nbr`` (n, K) receives, for particle i, its partners j > i; ``s_nbr`` (n, Ks) all its solid
+    neighbours; ``*_count`` the true counts. The fluid list is written branch-free and needs a
+    spare slot: it is complete only where ``nbr_count < K`` (and ``s_nbr_count <= Ks``);
+    otherwise widen it and build again (:func:`list_stats` says).
     """
-    for cy in range(ny):
-        _list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,
-                  s_nbr, s_nbr_count)
+    for s in range(nstripes):
+        for cy in range(bounds[s], bounds[s + 1]):
+            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr,
+                           nbr_count, s_nbr, s_nbr_count)
 
 
 @njit(cache=True, parallel=True)
-def build_neighbour_lists_parallel(pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr,
-                                   nbr_count, s_nbr, s_nbr_count):
-    """:func:`build_neighbour_lists` with grid rows in parallel; identical lists."""
-    for cy in prange(ny):
-        _list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,
-                  s_nbr, s_nbr_count)
+def build_half_lists_parallel(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order,
+                              cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
+    """:func:`build_half_lists` with the stripes in parallel; identical lists."""
+    for s in prange(nstripes):
+        for cy in range(bounds[s], bounds[s + 1]):
+            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr,
+                           nbr_count, s_nbr, s_nbr_count)
 
 
 @njit(cache=True)
-def _pass_range(lo, hi, pos, vel, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_count, r_l, dv, disp,
-                dvel, wsum_out):
-    half = 0.5 * r_l
-    inv_r = 1.0 / r_l
-    r_l2 = r_l * r_l
+def list_stats(nbr_count, s_nbr_count, n, touch):
+    """Longest fluid and solid list, and the particles that have solid neighbours.
+
+    ``touch`` receives the indices of particles with ``s_nbr_count > 0``. Returns
+    ``(max fluid count, max solid count, number of touching particles)``.
+    """
+    k = 0
+    ks = 0
+    nt = 0
+    for i in range(n):
+        k = max(k, nbr_count[i])
+        c = s_nbr_count[i]
+        if c > 0:
+            ks = max(ks, c)
+            touch[nt] = i
+            nt += 1
+    return k, ks, nt
+
+
+@njit(cache=True)
+def _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp):
+    """Eq. 6 over the half lists of particles ``lo..hi``: adds ``-d`` to i and ``+d`` to j."""
     for i in range(lo, hi):
         xi = pos[i, 0]
         yi = pos[i, 1]
@@ -160,134 +236,227 @@ def _pass_range(lo, hi, pos, vel, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_cou
             rx = pos[j, 0] - xi
             ry = pos[j, 1] - yi
             l2 = rx * rx + ry * ry
-            if l2 < 1e-24:  # coincident: split along x, deterministically
-                dx_sum += -0.5 * half if j > i else 0.5 * half
+            if l2 < 1e-24:  # coincident: split along x, deterministically (j > i goes to +x)
+                dx_sum -= 0.5 * half
+                disp[j, 0] += 0.5 * half
                 continue
             k = half * max(1.0 / math.sqrt(l2) - inv_r, 0.0)  # Eq. 6, zero beyond r_L
-            dx_sum -= k * rx
-            dy_sum -= k * ry
-        wsum = 0.0
+            fx = k * rx
+            fy = k * ry
+            dx_sum -= fx
+            dy_sum -= fy
+            disp[j, 0] += fx
+            disp[j, 1] += fy
+        disp[i, 0] += dx_sum
+        disp[i, 1] += dy_sum
+
+
+@njit(cache=True)
+def _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count,
+                  r_l, dv, disp, inel, wsum, s_impulse, s_marked):
+    """Fluid-solid contacts of the particles in ``touch``: adds the Eq. 6 displacement to
+    ``disp``, sets the inelastic velocity change ``inel`` and the contact weight ``wsum``, and
+    adds to each solid minus the momentum it gave (paper Sec. 3.3)."""
+    inv_r = 1.0 / r_l
+    r_l2 = r_l * r_l
+    for t in range(n_touch):
+        i = touch[t]
+        xi = pos[i, 0]
+        yi = pos[i, 1]
         ns = s_nbr_count[i]
+        w = 0.0
         for q in range(ns):
             s = s_nbr[i, q]
             rx = s_pos[s, 0] - xi
             ry = s_pos[s, 1] - yi
             l2 = rx * rx + ry * ry
             if l2 < r_l2 and l2 > 1e-24:
-                wsum += 1.0 - math.sqrt(l2) * inv_r
-        dvx_sum = dx_sum * dv
-        dvy_sum = dy_sum * dv
-        if wsum > 0.0:
+                w += 1.0 - math.sqrt(l2) * inv_r
+        wsum[i] = w
+        ix_sum = 0.0
+        iy_sum = 0.0
+        if w > 0.0:
             vxi = vel[i, 0]
             vyi = vel[i, 1]
+            m = mass_table[mat[i]]
+            dx_sum = 0.0
+            dy_sum = 0.0
             for q in range(ns):
                 s = s_nbr[i, q]
-                ddx, ddy, dvx, dvy, hit = _contact(xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1],
-                                                   s_vel[s, 0], s_vel[s, 1], r_l, dv, wsum)
+                ddx, ddy, ix, iy, hit = _contact(xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1],
+                                                 s_vel[s, 0], s_vel[s, 1], r_l, w)
                 if hit:
                     dx_sum += ddx
                     dy_sum += ddy
-                    dvx_sum += dvx
-                    dvy_sum += dvy
-        disp[i, 0] = dx_sum
-        disp[i, 1] = dy_sum
-        dvel[i, 0] = dvx_sum
-        dvel[i, 1] = dvy_sum
-        wsum_out[i] = wsum
+                    ix_sum += ix
+                    iy_sum += iy
+                    s_impulse[s, 0] -= m * (ddx * dv + ix)
+                    s_impulse[s, 1] -= m * (ddy * dv + iy)
+                    s_marked[s] = True
+            disp[i, 0] += dx_sum
+            disp[i, 1] += dy_sum
+        inel[i, 0] = ix_sum
+        inel[i, 1] = iy_sum
 
 
 @njit(cache=True)
-def repulse_listed(pos, vel, n, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_count, r_l, dv, disp,
-                   dvel, wsum):
-    """One Jacobi repulsion pass (Eq. 6) over neighbour lists, serial.
+def _apply(lo, hi, pos, vel, disp, dv):
+    for i in range(lo, hi):
+        dx = disp[i, 0]
+        dy = disp[i, 1]
+        pos[i, 0] += dx
+        pos[i, 1] += dy
+        vel[i, 0] += dx * dv
+        vel[i, 1] += dy * dv
+        disp[i, 0] = 0.0
+        disp[i, 1] = 0.0
 
-    Fills ``disp`` (position change), ``dvel`` (velocity change) and ``wsum`` (total solid contact
-    weight, 0 where a particle touches no solid) for the first ``n`` particles.
+
+@njit(cache=True)
+def _apply_inelastic(vel, touch, n_touch, inel):
+    for t in range(n_touch):
+        i = touch[t]
+        vel[i, 0] += inel[i, 0]
+        vel[i, 1] += inel[i, 1]
+
+
+@njit(cache=True)
+def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, nbr, nbr_count,
+                   touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters, r_l, dv, disp, inel,
+                   wsum, s_impulse, s_marked):
+    """``iters`` Jacobi passes of Eq. 5-6 over the half lists, applied in place (serial).
+
+    Each pass: fluid pairs stripe by stripe (even stripes, then odd), then the solid contacts,
+    then ``pos += disp`` and ``vel += disp * dv + inel``. ``s_impulse``/``s_marked`` accumulate
+    what the solids received. ``disp`` (n, 2) is scratch, left zeroed; ``inel`` (n, 2) and
+    ``wsum`` (n) hold the last pass's values for the particles in ``touch``.
     """
-    _pass_range(0, n, pos, vel, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_count, r_l, dv, disp,
-                dvel, wsum)
+    half = 0.5 * r_l
+    inv_r = 1.0 / r_l
+    for i in range(n):
+        disp[i, 0] = 0.0
+        disp[i, 1] = 0.0
+    for _ in range(iters):
+        for color in range(2):
+            for s in range(color, nstripes, 2):
+                _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr,
+                            nbr_count, half, inv_r, disp)
+        _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
+                      s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
+        _apply(0, n, pos, vel, disp, dv)
+        _apply_inelastic(vel, touch, n_touch, inel)
 
 
 @njit(cache=True, parallel=True)
-def repulse_listed_parallel(pos, vel, n, nbr, nbr_count, s_pos, s_vel, s_nbr, s_nbr_count, r_l,
-                            dv, disp, dvel, wsum):
-    """:func:`repulse_listed` in parallel chunks; bit-identical results."""
-    chunk = 2048
-    for c in prange((n + chunk - 1) // chunk):
-        _pass_range(c * chunk, min(n, (c + 1) * chunk), pos, vel, nbr, nbr_count, s_pos, s_vel,
-                    s_nbr, s_nbr_count, r_l, dv, disp, dvel, wsum)
+def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, nbr,
+                            nbr_count, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters,
+                            r_l, dv, disp, inel, wsum, s_impulse, s_marked):
+    """:func:`repulse_passes` with the stripes of one parity in parallel; bit-identical results.
+
+    The solid contacts stay serial: only particles next to a solid take part, and their impulses
+    scatter onto shared solid particles.
+    """
+    half = 0.5 * r_l
+    inv_r = 1.0 / r_l
+    chunk = 4096
+    nchunk = (n + chunk - 1) // chunk
+    for c in prange(nchunk):
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            disp[i, 0] = 0.0
+            disp[i, 1] = 0.0
+    for _ in range(iters):
+        for color in range(2):
+            for t in prange((nstripes - color + 1) // 2):
+                s = color + 2 * t
+                _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr,
+                            nbr_count, half, inv_r, disp)
+        _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
+                      s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
+        for c in prange(nchunk):
+            _apply(c * chunk, min(n, (c + 1) * chunk), pos, vel, disp, dv)
+        _apply_inelastic(vel, touch, n_touch, inel)
 
 
+# ----------------------------------------------------------------------------- one pass, for tests
 @njit(cache=True)
-def accumulate_listed_impulses(pos, vel, mat, mass_table, n, s_pos, s_vel, s_nbr, s_nbr_count,
-                               r_l, dv, wsum, s_impulse, s_marked):
-    """:func:`accumulate_solid_impulses` over the neighbour lists the pass used (serial)."""
+def _one_pass_result(n, disp, inel, touch, n_touch, dv, dvel, wsum):
     for i in range(n):
-        if wsum[i] <= 0.0:
-            continue
-        xi = pos[i, 0]
-        yi = pos[i, 1]
-        m = mass_table[mat[i]]
-        for q in range(s_nbr_count[i]):
-            s = s_nbr[i, q]
-            _, _, dvx, dvy, hit = _contact(xi, yi, vel[i, 0], vel[i, 1], s_pos[s, 0], s_pos[s, 1],
-                                           s_vel[s, 0], s_vel[s, 1], r_l, dv, wsum[i])
-            if hit:
-                s_impulse[s, 0] -= m * dvx
-                s_impulse[s, 1] -= m * dvy
-                s_marked[s] = True
+        dvel[i, 0] = disp[i, 0] * dv
+        dvel[i, 1] = disp[i, 1] * dv
+        wsum[i] = 0.0
+    for t in range(n_touch):
+        i = touch[t]
+        dvel[i, 0] += inel[i, 0]
+        dvel[i, 1] += inel[i, 1]
 
 
-def _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l, parallel):
-    """Neighbour lists at cutoff ``r_L`` for sorted particles, widened until complete."""
+def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv,
+              disp, dvel, wsum, s_impulse, s_marked, parallel):
+    """One pass of the code FluidSystem runs, *not applied*: fills ``disp`` (position change),
+    ``dvel`` (velocity change) and ``wsum`` for the sorted particles; accumulates impulses."""
     n = int(n_start[-1])
     cap = max(len(pos), 1)
+    bounds = np.zeros(N_STRIPES + 1, np.int64)
+    nst = stripe_rows(n_start, nx, ny, N_STRIPES, bounds)
+    build = build_half_lists_parallel if parallel else build_half_lists
+    touch = np.zeros(cap, np.int64)
     k, ks = 8, 8
-    build = build_neighbour_lists_parallel if parallel else build_neighbour_lists
     while True:
         nbr = np.zeros((cap, k), np.int32)
         cnt = np.zeros(cap, np.int64)
         s_nbr = np.zeros((cap, ks), np.int32)
         s_cnt = np.zeros(cap, np.int64)
-        build(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l, nbr, cnt, s_nbr, s_cnt)
-        km = int(cnt[:n].max(initial=0))
-        ksm = int(s_cnt[:n].max(initial=0))
+        build(pos, n_start, nx, ny, bounds, nst, s_pos, s_start, s_order, r_l, nbr, cnt, s_nbr,
+              s_cnt)
+        km, ksm, nt = list_stats(cnt, s_cnt, n, touch)
         if km < k and ksm <= ks:
-            return n, nbr, cnt, s_nbr, s_cnt
+            break
         k = max(k, km + 1)
         ks = max(ks, ksm)
+    disp[:n] = 0.0
+    inel = np.zeros((cap, 2))
+    for color in range(2):
+        for s in range(color, nst, 2):
+            _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr, cnt,
+                        0.5 * r_l, 1.0 / r_l, disp)
+    w = np.zeros(cap)
+    _contact_pass(pos, vel, np.asarray(mat, np.uint8), np.asarray(mass_table, np.float64), touch,
+                  nt, s_pos, s_vel, s_nbr, s_cnt, r_l, dv, disp, inel, w, s_impulse, s_marked)
+    _one_pass_result(n, disp, inel, touch, nt, dv, dvel, wsum)
+    wsum[touch[:nt]] = w[touch[:nt]]
 
 
 def repulse_fluid(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp, dvel,
                   wsum):
-    """One Jacobi repulsion pass (Eq. 6) straight from the sorted bins (serial).
+    """One Jacobi repulsion pass (Eq. 6) straight from the sorted bins, not applied (serial).
 
     Fills ``disp`` (position change), ``dvel`` (velocity change) and ``wsum`` (total solid contact
-    weight, 0 where a particle touches no solid). A convenience entry point (tests, tools): it
-    builds the neighbour lists and runs :func:`repulse_listed`, the code ``FluidSystem`` runs.
+    weight, 0 where a particle touches no solid). A convenience entry point (tests, tools) over
+    the kernels ``FluidSystem`` runs: half lists at cutoff ``r_L``, then one pass.
     """
-    n, nbr, cnt, s_nbr, s_cnt = _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l,
-                                           False)
-    repulse_listed(pos, vel, n, nbr, cnt, s_pos, s_vel, s_nbr, s_cnt, r_l, dv, disp, dvel, wsum)
+    m = len(s_pos)
+    _one_pass(pos, vel, np.zeros(len(pos), np.uint8), np.ones(1), n_start, nx, ny, s_pos, s_vel,
+              s_start, s_order, r_l, dv, disp, dvel, wsum, np.zeros((m, 2)), np.zeros(m, bool),
+              False)
 
 
 def repulse_fluid_parallel(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp,
                            dvel, wsum):
-    """:func:`repulse_fluid` with the parallel list kernels; bit-identical results."""
-    n, nbr, cnt, s_nbr, s_cnt = _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l,
-                                           True)
-    repulse_listed_parallel(pos, vel, n, nbr, cnt, s_pos, s_vel, s_nbr, s_cnt, r_l, dv, disp,
-                            dvel, wsum)
+    """:func:`repulse_fluid` with the parallel list build; bit-identical results."""
+    m = len(s_pos)
+    _one_pass(pos, vel, np.zeros(len(pos), np.uint8), np.ones(1), n_start, nx, ny, s_pos, s_vel,
+              s_start, s_order, r_l, dv, disp, dvel, wsum, np.zeros((m, 2)), np.zeros(m, bool),
+              True)
 
 
 def accumulate_solid_impulses(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
                               s_order, r_l, dv, wsum, s_impulse, s_marked):
-    """Add to ``s_impulse`` minus the momentum each solid particle gave the fluid in the pass
-    that produced ``wsum``, and mark solids within ``r_L`` of fluid (paper Sec. 3.3).
+    """Add to ``s_impulse`` minus the momentum each solid particle gives the fluid in one pass from
+    the current positions, and mark solids within ``r_L`` of fluid (paper Sec. 3.3).
 
-    Convenience entry point from the sorted bins: builds the lists and runs
-    :func:`accumulate_listed_impulses`.
+    Convenience entry point from the sorted bins (``wsum`` is overwritten with the pass's
+    contact weights): the contact kernel :func:`repulse_passes` runs.
     """
-    n, _, _, s_nbr, s_cnt = _lists_for(pos, n_start, nx, ny, s_pos, s_start, s_order, r_l, False)
-    accumulate_listed_impulses(pos, vel, mat, mass_table, n, s_pos, s_vel, s_nbr, s_cnt, r_l, dv,
-                               wsum, s_impulse, s_marked)
+    cap = max(len(pos), 1)
+    _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv,
+              np.zeros((cap, 2)), np.zeros((cap, 2)), wsum, s_impulse, s_marked, False)

@@ -97,6 +97,7 @@ class FluidSystem:
         self._nb_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
         self._nb_cursor = np.zeros(self.nb_nx * self.nb_ny, np.int64)
         self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
+        self._stripes = np.zeros(repulsion.N_STRIPES + 1, np.int64)
 
         # SRD grid (one extra row/column for the random shift)
         ncell_srd = (self.nx + 1) * (self.ny + 1)
@@ -110,14 +111,18 @@ class FluidSystem:
         shape = (self.ny, self.nx)
         self.cell_count = np.zeros(shape)
         self.cell_velocity = np.zeros((*shape, 2))
-        self.cell_pressure = np.zeros(shape)
+        # the potentials live inside a zero border (see pressure.solve_padded)
+        self._phi_pad = np.zeros((self.ny + 2, self.nx + 2))
+        self._dpot_pad = np.zeros((self.ny + 2, self.nx + 2))
+        self.cell_pressure = self._phi_pad[1:-1, 1:-1]
+        self._invk = np.zeros(shape)
         self.cell_grad = np.zeros((*shape, 2))
         self._div = np.zeros(shape)
         self._rhs_density = np.zeros(shape)
         self._spans = np.zeros((self.ny, 2), np.int64)
         self._flood = np.zeros(self.ny * self.nx, np.int64)
         self._flood_seen = np.zeros(self.ny * self.nx, np.bool_)
-        self.cell_density_potential = np.zeros(shape)
+        self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
         self._grad_density = np.zeros((*shape, 2))
         self._p_tmp = np.zeros(shape)
         #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
@@ -153,11 +158,12 @@ class FluidSystem:
         self._disp = np.zeros((cap, 2))
         self._dvel = np.zeros((cap, 2))
         self._wsum = np.zeros(cap)
-        k = self._nbr.shape[1] if hasattr(self, "_nbr") else 24
+        k = self._nbr.shape[1] if hasattr(self, "_nbr") else 12
         ks = self._s_nbr.shape[1] if hasattr(self, "_s_nbr") else 8
         self._nbr = np.zeros((cap, k), np.int32)
         self._s_nbr = np.zeros((cap, ks), np.int32)
         self._nbr_count = np.zeros(cap, np.int64)
+        self._touch = np.zeros(cap, np.int64)
         self._s_nbr_count = np.zeros(cap, np.int64)
         self._cap = cap
 
@@ -380,12 +386,13 @@ class FluidSystem:
 
     def apply_external_forces(self, h: float) -> None:
         """Gravity and the uniform user acceleration on all fluid particles."""
-        g = np.asarray(self.params.gravity)
-        n = self.count
-        if self.material_accelerations.any():
-            self.vel[:n] += (g + self.material_accelerations[self.mat[:n]]) * h
-        else:
-            self.vel[:n] += g * h
+        gx, gy = self.params.gravity
+        acc = np.ascontiguousarray(self.material_accelerations, dtype=np.float64)
+        if acc.shape != (len(self.material_table), 2):
+            raise ValueError(f"material_accelerations must have shape "
+                             f"({len(self.material_table)}, 2), got {acc.shape}")
+        advection.add_accelerations(self.vel, self.mat, self.count, gx, gy, acc,
+                                    bool(acc.any()), h)
 
     def bin_particles(self) -> None:
         """Counting sort of the particles by neighbour cell; bin the solids."""
@@ -401,7 +408,7 @@ class FluidSystem:
                            self._s_start, self._s_order)
 
     def repulse(self, h: float) -> None:
-        """Eq. 5-6, ``repulsion_iterations`` Jacobi passes over neighbour lists built once;
+        """Eq. 5-6, ``repulsion_iterations`` Jacobi passes over half neighbour lists built once;
         accumulates :attr:`solid_impulse` (equal and opposite to what the fluid got)."""
         p = self.params
         n = self.count
@@ -409,37 +416,35 @@ class FluidSystem:
         self.solid_marked[:] = False
         if p.repulsion_iterations == 0 or n == 0:
             return
-        self._build_neighbour_lists()
-        kern = repulsion.repulse_listed_parallel if self.parallel else repulsion.repulse_listed
-        has_solids = len(self.solid_pos) > 0
-        for _ in range(p.repulsion_iterations):
-            kern(self.pos, self.vel, n, self._nbr, self._nbr_count, self.solid_pos,
-                 self.solid_vel, self._s_nbr, self._s_nbr_count, self.r_l, p.repulsion_dv,
-                 self._disp, self._dvel, self._wsum)
-            if has_solids:
-                repulsion.accumulate_listed_impulses(
-                    self.pos, self.vel, self.mat, self._mass, n, self.solid_pos, self.solid_vel,
-                    self._s_nbr, self._s_nbr_count, self.r_l, p.repulsion_dv, self._wsum,
-                    self.solid_impulse, self.solid_marked)
-            repulsion.apply_displacements(self.pos, self.vel, n, self._disp, self._dvel)
+        nst, n_touch = self._build_neighbour_lists()
+        passes = (repulsion.repulse_passes_parallel if self.parallel
+                  else repulsion.repulse_passes)
+        passes(self.pos, self.vel, self.mat, self._mass, n, self._nb_start, self.nb_nx,
+               self._stripes, nst, self._nbr, self._nbr_count, self._touch, n_touch,
+               self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
+               p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._dvel,
+               self._wsum, self.solid_impulse, self.solid_marked)
 
-    def _build_neighbour_lists(self) -> None:
-        """Fill the neighbour lists; widen them (and rebuild) if a particle has more neighbours
-        than they hold, so no neighbour is ever dropped."""
-        build = (repulsion.build_neighbour_lists_parallel if self.parallel
-                 else repulsion.build_neighbour_lists)
+    def _build_neighbour_lists(self) -> tuple[int, int]:
+        """Fill the half neighbour lists; widen them (and rebuild) if a particle has more
+        neighbours than they hold, so no neighbour is ever dropped. Returns the number of stripes
+        and of particles with solid neighbours."""
+        build = (repulsion.build_half_lists_parallel if self.parallel
+                 else repulsion.build_half_lists)
         n = self.count
+        nst = repulsion.stripe_rows(self._nb_start, self.nb_nx, self.nb_ny, repulsion.N_STRIPES,
+                                    self._stripes)
         while True:
-            build(self.pos, self._nb_start, self.nb_nx, self.nb_ny, self.solid_pos,
-                  self._s_start, self._s_order, self.nb_cutoff, self._nbr, self._nbr_count,
-                  self._s_nbr, self._s_nbr_count)
-            k = int(self._nbr_count[:n].max())
-            ks = int(self._s_nbr_count[:n].max())
-            # the fluid list is written branch-free (see _list_row): it needs one spare slot
+            build(self.pos, self._nb_start, self.nb_nx, self.nb_ny, self._stripes, nst,
+                  self.solid_pos, self._s_start, self._s_order, self.nb_cutoff, self._nbr,
+                  self._nbr_count, self._s_nbr, self._s_nbr_count)
+            k, ks, n_touch = repulsion.list_stats(self._nbr_count, self._s_nbr_count, n,
+                                                  self._touch)
+            # the fluid list is written branch-free (see _half_list_row): it needs a spare slot
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
-                return
+                return nst, n_touch
             if k >= self._nbr.shape[1]:
-                self._nbr = np.zeros((self._cap, k + 8), np.int32)
+                self._nbr = np.zeros((self._cap, k + 4), np.int32)
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.int32)
 
@@ -474,23 +479,24 @@ class FluidSystem:
                                    p.density_correction, self._div, self._rhs_density)
             # serial always: a parallel sweep opens two parallel regions per iteration (~80 a
             # step), which cost more than the sweeps themselves (see docs/architecture.md)
-            solve = pressure.solve_rbgs
+            solve = pressure.solve_padded
             pressure.row_spans(self.cell_count, self._spans)
-            solve(self.cell_pressure, self._div, self.cell_count, p.pressure_iterations,
+            pressure.solver_coefficients(self.cell_count, self._invk)
+            solve(self._phi_pad, self._div, self.cell_count, self._invk, p.pressure_iterations,
                   _SOR_OMEGA, self._spans)
             pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
                                           self.cell_grad)
-            pressure.remove_free_drift(self.cell_count, self.cell_grad, self.solid_fraction,
-                                       p.gamma, self._flood, self._flood_seen)
-            if p.density_correction > 0.0:
-                solve(self.cell_density_potential, self._rhs_density, self.cell_count,
+            shift = p.density_correction > 0.0
+            if shift:
+                solve(self._dpot_pad, self._rhs_density, self.cell_count, self._invk,
                       p.pressure_iterations, _SOR_OMEGA, self._spans)
                 pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
                                               self._grad_density)
-                # the shift must not move a free body of water as a whole either
-                pressure.remove_free_drift(self.cell_count, self._grad_density,
-                                           self.solid_fraction, p.gamma, self._flood,
+            # one flood fill for both fields: neither may move a free body of water as a whole
+            pressure.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
+                                       self.solid_fraction, p.gamma, self._flood,
                                        self._flood_seen)
+            if shift:
                 pressure.apply_cell_shift(self.pos, self.count, self._cell_of, self._grad_density,
                                           self.nx, h)
         pressure.apply_cell_correction(self.vel, self.count, self._cell_of, self.cell_grad,
