@@ -678,7 +678,7 @@ def test_half_lists_and_fused_passes(seed, gamma):
     listed = {(i, int(j)) for i in range(n) for j in nbr[i, : cnt[i]]}
     d2 = ((pos[:n, None, :] - pos[None, :n, :]) ** 2).sum(axis=2)
     ii, jj = np.nonzero(np.triu(d2 < sc.r_l ** 2, k=1))
-    assert listed == set(zip(ii.tolist(), jj.tolist()))
+    assert listed == set(zip(ii.tolist(), jj.tolist(), strict=True))
     sd2 = ((pos[:n, None, :] - sc.s_pos[None, :, :]) ** 2).sum(axis=2)
     for i in range(n):
         assert sorted(s_nbr[i, : s_cnt[i]]) == np.nonzero(sd2[i] < sc.r_l ** 2)[0].tolist()
@@ -712,5 +712,5 @@ def test_half_lists_and_fused_passes(seed, gamma):
                                                           sc.s_vel, sc.r_l, dv)
             close(imp, rimp)
             np.testing.assert_array_equal(marked, rmarked)
-    for a, b in zip(results[1], results[2]):
+    for a, b in zip(results[1], results[2], strict=True):
         assert np.array_equal(a, b)
