@@ -353,8 +353,13 @@ def kernel_srd(sc, vel, shift, signs):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_srd_collide(seed):
+@pytest.mark.parametrize("uniform", [False, True])
+def test_srd_collide(seed, uniform):
+    """Mixed materials, and materials sharing alpha and nu (the kernel's one-cos/sin path)."""
     sc = make_scene(seed)
+    if uniform:
+        sc.alpha = np.full(len(sc.alpha), 2.0)
+        sc.visc = np.full(len(sc.visc), 0.1)
     rng = np.random.default_rng(200 + seed)
     ncx, ncy = sc.nx + 1, sc.ny + 1
     for shift in ((0.0, 0.0), tuple(rng.random(2) * sc.a0)):

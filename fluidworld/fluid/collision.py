@@ -37,12 +37,18 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         cell_m, cell_a, cell_nu: scratch (``ncx*ncy``); cell_p, cell_cs: scratch (``ncx*ncy``, 2).
     """
     ncell = ncx * ncy
+    # one material, or materials that share alpha and nu (the usual case): one cos/sin per step
+    uniform = True
+    for k in range(1, len(alpha_table)):
+        if alpha_table[k] != alpha_table[0] or visc_table[k] != visc_table[0]:
+            uniform = False
     for c in range(ncell):
         cell_m[c] = 0.0
         cell_p[c, 0] = 0.0
         cell_p[c, 1] = 0.0
-        cell_a[c] = 0.0
-        cell_nu[c] = 0.0
+        if not uniform:
+            cell_a[c] = 0.0
+            cell_nu[c] = 0.0
     inv = 1.0 / a0
     for i in range(n):
         cx = min(max(int((pos[i, 0] + shift_x) * inv), 0), ncx - 1)
@@ -53,17 +59,26 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         cell_m[c] += m
         cell_p[c, 0] += m * vel[i, 0]
         cell_p[c, 1] += m * vel[i, 1]
-        cell_a[c] += m * alpha_table[k]
-        cell_nu[c] += m * visc_table[k]
+        if not uniform:
+            cell_a[c] += m * alpha_table[k]
+            cell_nu[c] += m * visc_table[k]
+    ca0 = math.cos(alpha_table[0])
+    sa0 = math.sin(alpha_table[0])
+    keep0 = 1.0 - visc_table[0]
     for c in range(ncell):
         m = cell_m[c]
         if m > 0.0:
             cell_p[c, 0] /= m
             cell_p[c, 1] /= m
-            a = signs[c] * cell_a[c] / m
-            cell_cs[c, 0] = math.cos(a)
-            cell_cs[c, 1] = math.sin(a)
-            cell_nu[c] = 1.0 - cell_nu[c] / m
+            if uniform:
+                cell_cs[c, 0] = ca0
+                cell_cs[c, 1] = sa0 if signs[c] > 0 else -sa0
+                cell_nu[c] = keep0
+            else:
+                a = signs[c] * cell_a[c] / m
+                cell_cs[c, 0] = math.cos(a)
+                cell_cs[c, 1] = math.sin(a)
+                cell_nu[c] = 1.0 - cell_nu[c] / m
     for i in range(n):
         cx = min(max(int((pos[i, 0] + shift_x) * inv), 0), ncx - 1)
         cy = min(max(int((pos[i, 1] + shift_y) * inv), 0), ncy - 1)

@@ -119,10 +119,12 @@ def stripe_rows(n_start, nx, ny, nstripes, bounds):
 @njit(cache=True)
 def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,
                    s_nbr, s_nbr_count):
+    row = cy * nx
+    if n_start[row] == n_start[row + nx]:
+        return  # no particle in this row
     c2 = cutoff * cutoff
     kmax = nbr.shape[1]
     ksmax = s_nbr.shape[1]
-    row = cy * nx
     up = row + nx
     has_up = cy + 1 < ny
     y0 = max(cy - 1, 0)

@@ -456,9 +456,11 @@ class FluidSystem:
         else:
             sx = sy = 0.0
         ncx, ncy = self.nx + 1, self.ny + 1
-        signs = self.rng.integers(0, 2, ncx * ncy, dtype=np.int8) * 2 - 1
+        signs = self.rng.integers(0, 2, ncx * ncy, dtype=np.int8)
+        signs *= 2
+        signs -= 1
         collision.srd_collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha,
-                              self._visc, p.a0, sx, sy, ncx, ncy, signs.astype(np.int8),
+                              self._visc, p.a0, sx, sy, ncx, ncy, signs,
                               self._srd_m, self._srd_p, self._srd_a, self._srd_nu, self._srd_cs)
 
     def solve_pressure(self, h: float) -> None:
