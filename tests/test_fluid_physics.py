@@ -175,3 +175,33 @@ def test_neighbour_lists_widen_when_a_particle_fills_them(monkeypatch):
         fs.step(1)
         k = int(fs._nbr_count[: fs.count].max())
         assert fs._nbr.shape[1] > k
+
+
+def test_converged_solver_on_active_rows_matches_full_grid(monkeypatch):
+    """The converged solver works only on rows that hold something (or did a substep ago). A
+    falling droplet sweeps through many rows: the run is bit-identical to one that works on every
+    row, and air cells hold zero pressure and gradient throughout."""
+    from fluidworld.fluid import pressure
+
+    def run(all_rows: bool) -> tuple[str, int]:
+        if all_rows:
+            def every_row(spans, was_active, rows):
+                rows[:] = np.arange(len(rows))
+                return len(rows)
+            monkeypatch.setattr(pressure, "active_rows", every_row)
+        else:
+            monkeypatch.undo()
+        fs = scenes.droplet(FluidParams.game(400.0, 400.0))
+        most = 0
+        for _ in range(40):
+            fs.step(1)
+            air = fs.cell_count < pressure.EMPTY_COUNT
+            assert not fs.cell_pressure[air].any()
+            assert not fs.cell_grad[air].any()
+            most = max(most, len(fs._rows_was_active) - int((~fs._rows_was_active).sum()))
+        return fs.state_hash(), most
+
+    full, _ = run(True)
+    restricted, busy_rows = run(False)
+    assert restricted == full
+    assert busy_rows < FluidParams.game(400.0, 400.0).grid_shape[0]  # rows were skipped

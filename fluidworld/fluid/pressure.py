@@ -41,6 +41,7 @@ __all__ = [
     "solve_rbgs",
     "solver_coefficients",
     "solve_padded",
+    "active_rows",
     "converged_correction",
     "apply_cell_correction",
     "apply_cell_shift",
@@ -174,7 +175,14 @@ def _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny):
 
 
 @njit(cache=True)
-def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density):
+def _all_rows(ny, rows):
+    if rows is None:
+        return np.arange(ny)
+    return rows
+
+
+@njit(cache=True)
+def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None):
     """Right-hand sides of the two compact Poisson problems: ``a0^2 div u`` (velocity projection)
     and ``-a0^2 beta (r_s - 1) / h`` (density correction, applied to positions only).
 
@@ -182,13 +190,18 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density):
     by +-40 % and would make the correction shake the fluid. Cells that touch air correct only
     compression (a surface cell is partly empty by nature); interior cells correct both ways, so
     that count noise averages out instead of inflating the fluid.
+
+    With ``rows`` (:func:`active_rows`) only those rows are written; the others must be air.
     """
     ny, nx = cnt.shape
+    act = _all_rows(ny, rows)
+    if len(act) == 0:
+        return
     # 3-wide horizontal sums of the counts and of the air flags, then 3-high sums of those:
     # the 3x3 block statistics of every cell in two passes instead of nine reads each
     hs = np.empty((ny, nx))
     ha = np.empty((ny, nx), np.int64)
-    for j in range(ny):
+    for j in range(max(act.min() - 1, 0), min(act.max() + 2, ny)):
         for i in range(nx):
             s = cnt[j, i]
             a = cnt[j, i] < EMPTY_COUNT
@@ -200,8 +213,8 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density):
                 a += cnt[j, i + 1] < EMPTY_COUNT
             hs[j, i] = s
             ha[j, i] = a
-    for j in range(ny):
-        rows = 1 + (j > 0) + (j + 1 < ny)
+    for j in act:
+        rows_in = 1 + (j > 0) + (j + 1 < ny)
         for i in range(nx):
             if cnt[j, i] < EMPTY_COUNT:
                 rhs[j, i] = 0.0
@@ -219,7 +232,7 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density):
             if j + 1 < ny:
                 s += hs[j + 1, i]
                 air += ha[j + 1, i]
-            k = rows * (1 + (i > 0) + (i + 1 < nx))
+            k = rows_in * (1 + (i > 0) + (i + 1 < nx))
             excess = s / (k * gamma) - 1.0
             rhs[j, i] = a0 * a0 * d
             if excess > 0.0 or air == 0:
@@ -248,7 +261,25 @@ def row_spans(cnt, spans):
 
 
 @njit(cache=True)
-def solver_coefficients(cnt, invk):
+def active_rows(spans, was_active, rows):
+    """The rows the converged solver works on: those with a non-empty cell now, or in the
+    previous call (so that values left there by water that has moved on are reset to air).
+
+    ``was_active`` (ny,) bool is updated; ``rows`` receives the row indices. Returns their count.
+    Rows outside stay all air, so every grid array already holds air values there.
+    """
+    k = 0
+    for j in range(spans.shape[0]):
+        now = spans[j, 1] > spans[j, 0]
+        if now or was_active[j]:
+            rows[k] = j
+            k += 1
+        was_active[j] = now
+    return k
+
+
+@njit(cache=True)
+def solver_coefficients(cnt, invk, rows=None):
     """``invk`` = 1 / (number of in-domain neighbours) for non-empty cells, 0 for air.
 
     With it and a zero border around ``phi`` (:func:`solve_padded`), a sweep needs no branch: an
@@ -256,7 +287,7 @@ def solver_coefficients(cnt, invk):
     the count (Neumann).
     """
     ny, nx = cnt.shape
-    for j in range(ny):
+    for j in _all_rows(ny, rows):
         kj = (j > 0) + (j + 1 < ny)
         for i in range(nx):
             k = kj + (i > 0) + (i + 1 < nx)
@@ -264,25 +295,29 @@ def solver_coefficients(cnt, invk):
 
 
 @njit(cache=True)
-def solve_padded(phi_pad, rhs, cnt, invk, iters, omega, spans):
+def solve_padded(phi_pad, rhs, cnt, invk, iters, omega, spans, rows=None):
     """Red-black SOR sweeps on ``phi_pad[1:-1, 1:-1]`` (a zero border around the grid).
 
     Air cells are set to phi = 0 first; then each colour updates the non-empty span of every row
     (``spans``, :func:`row_spans`): ``phi += omega * ((sum of the 4 neighbours - rhs) * invk -
-    phi)``. Air cells inside a span have ``invk = rhs = 0`` and stay 0.
+    phi)``. Air cells inside a span have ``invk = 0`` and stay 0. With ``rows`` only those rows
+    are touched (:func:`active_rows`).
     """
     ny, nx = cnt.shape
     if iters <= 0:
         return
-    for j in range(ny):
+    act = _all_rows(ny, rows)
+    for j in act:
         for i in range(nx):
             if cnt[j, i] < EMPTY_COUNT:
                 phi_pad[j + 1, i + 1] = 0.0
     for _ in range(iters):
         for color in range(2):
-            for j in range(ny):
+            for j in act:
                 lo = spans[j, 0]
                 hi = spans[j, 1]
+                if hi <= lo:
+                    continue
                 up = phi_pad[j + 2]
                 mid = phi_pad[j + 1]
                 down = phi_pad[j]
@@ -319,12 +354,12 @@ def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
 
 
 @njit(cache=True)
-def converged_correction(phi, cnt, a0, grad):
+def converged_correction(phi, cnt, a0, grad, rows=None):
     """Per-cell ``grad`` = mean of the face gradients of ``phi`` (walls excluded, air phi = 0);
-    each particle's new velocity is ``v - grad[cell]``."""
+    each particle's new velocity is ``v - grad[cell]``. With ``rows`` only those rows."""
     ny, nx = phi.shape
     inv = 1.0 / a0
-    for j in range(ny):
+    for j in _all_rows(ny, rows):
         for i in range(nx):
             if cnt[j, i] < EMPTY_COUNT:
                 grad[j, i, 0] = 0.0
@@ -377,7 +412,7 @@ def apply_cell_shift(pos, n, cell_of, grad, nx, h):
 
 
 @njit(cache=True)
-def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen):
+def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, rows=None):
     """Make the projection momentum-conserving for bodies of water that touch no wall.
 
     The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
@@ -391,66 +426,69 @@ def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen):
     Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
     weight).
     With ``both``, ``grad2`` (the density correction) is treated the same way in the same flood
-    fill. ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``.
+    fill. ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``. With ``rows``
+    (:func:`active_rows`) only those rows are scanned: every non-empty cell lies in one of them.
     """
     ny, nx = cnt.shape
-    ncell = ny * nx
-    seen[:] = False
-    for start in range(ncell):
-        j0 = start // nx
-        i0 = start - j0 * nx
-        if seen[start] or cnt[j0, i0] < EMPTY_COUNT:
-            continue
-        seen[start] = True
-        order[0] = start
-        head = 0
-        tail = 1
-        touches = False
-        w = 0.0
-        gx = 0.0
-        gy = 0.0
-        hx = 0.0
-        hy = 0.0
-        while head < tail:
-            c = order[head]
-            head += 1
-            j = c // nx
-            i = c - j * nx
-            if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
-                touches = True
-            k = cnt[j, i]
-            if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
-                    or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
-                    or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
-                    or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
-                k -= solid_frac[j, i] * gamma
-            w += k
-            gx += k * grad[j, i, 0]
-            gy += k * grad[j, i, 1]
-            if both:
-                hx += k * grad2[j, i, 0]
-                hy += k * grad2[j, i, 1]
-            for d in range(4):
-                jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
-                ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
-                if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
-                    continue
-                cc = jj * nx + ii
-                if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
-                    seen[cc] = True
-                    order[tail] = cc
-                    tail += 1
-        if not touches and w > 0.0:
-            mx = gx / w
-            my = gy / w
-            m2x = hx / w
-            m2y = hy / w
-            for q in range(tail):
-                c = order[q]
+    act = _all_rows(ny, rows)
+    for j0 in act:
+        for i0 in range(nx):
+            seen[j0 * nx + i0] = False
+    for j0 in act:
+        for i0 in range(nx):
+            start = j0 * nx + i0
+            if seen[start] or cnt[j0, i0] < EMPTY_COUNT:
+                continue
+            seen[start] = True
+            order[0] = start
+            head = 0
+            tail = 1
+            touches = False
+            w = 0.0
+            gx = 0.0
+            gy = 0.0
+            hx = 0.0
+            hy = 0.0
+            while head < tail:
+                c = order[head]
+                head += 1
                 j = c // nx
                 i = c - j * nx
-                grad[j, i, 0] -= mx
-                grad[j, i, 1] -= my
+                if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
+                    touches = True
+                k = cnt[j, i]
+                if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
+                        or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
+                        or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
+                        or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
+                    k -= solid_frac[j, i] * gamma
+                w += k
+                gx += k * grad[j, i, 0]
+                gy += k * grad[j, i, 1]
                 if both:
-                    grad2[j, i, 0] -= m2x
-                    grad2[j, i, 1] -= m2y
+                    hx += k * grad2[j, i, 0]
+                    hy += k * grad2[j, i, 1]
+                for d in range(4):
+                    jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
+                    ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
+                    if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
+                        continue
+                    cc = jj * nx + ii
+                    if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
+                        seen[cc] = True
+                        order[tail] = cc
+                        tail += 1
+            if not touches and w > 0.0:
+                mx = gx / w
+                my = gy / w
+                m2x = hx / w
+                m2y = hy / w
+                for q in range(tail):
+                    c = order[q]
+                    j = c // nx
+                    i = c - j * nx
+                    grad[j, i, 0] -= mx
+                    grad[j, i, 1] -= my
+                    if both:
+                        grad2[j, i, 0] -= m2x
+                        grad2[j, i, 1] -= m2y

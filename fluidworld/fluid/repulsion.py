@@ -225,7 +225,7 @@ def list_stats(nbr_count, s_nbr_count, n, touch):
     return k, ks, nt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp):
     """Eq. 6 over the half lists of particles ``lo..hi``: adds ``-d`` to i and ``+d`` to j."""
     for i in range(lo, hi):

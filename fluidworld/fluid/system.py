@@ -120,6 +120,8 @@ class FluidSystem:
         self._div = np.zeros(shape)
         self._rhs_density = np.zeros(shape)
         self._spans = np.zeros((self.ny, 2), np.int64)
+        self._rows = np.zeros(self.ny, np.int64)
+        self._rows_was_active = np.zeros(self.ny, np.bool_)
         self._flood = np.zeros(self.ny * self.nx, np.int64)
         self._flood_seen = np.zeros(self.ny * self.nx, np.bool_)
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
@@ -346,6 +348,7 @@ class FluidSystem:
         self.solid_impulse = np.zeros((m, 2))
         self.solid_marked = np.zeros(m, bool)
         self._s_order = np.zeros(m, np.int64)
+        self._solids_binned = False
 
     @property
     def solid_positions(self) -> NDArray[np.float64]:
@@ -404,8 +407,12 @@ class FluidSystem:
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
         self.mat, self._mat2 = self._mat2, self.mat
-        binning.bin_points(self.solid_pos, len(self.solid_pos), inv, self.nb_nx, self.nb_ny,
-                           self._s_start, self._s_order)
+        # walls alone never move: bin them once (the coupling layer moves body solids in place,
+        # so with bodies they are binned every substep)
+        if not self._solids_binned or len(self.solid_pos) != len(self._wall_pos):
+            binning.bin_points(self.solid_pos, len(self.solid_pos), inv, self.nb_nx, self.nb_ny,
+                               self._s_start, self._s_order)
+            self._solids_binned = len(self.solid_pos) == len(self._wall_pos)
 
     def repulse(self, h: float) -> None:
         """Eq. 5-6, ``repulsion_iterations`` Jacobi passes over half neighbour lists built once;
@@ -477,27 +484,31 @@ class FluidSystem:
                                     p.pressure_iterations, p.pressure_clamp, self._div,
                                     self.cell_pressure, self._p_tmp, self.cell_grad)
         else:
+            # the converged solver works on the rows that hold something (and those that did
+            # in the last substep): the rest of a level is air and keeps its air values
+            pressure.row_spans(self.cell_count, self._spans)
+            rows = self._rows[: pressure.active_rows(self._spans, self._rows_was_active,
+                                                     self._rows)]
             pressure.converged_rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
-                                   p.density_correction, self._div, self._rhs_density)
+                                   p.density_correction, self._div, self._rhs_density, rows)
             # serial always: a parallel sweep opens two parallel regions per iteration (~80 a
             # step), which cost more than the sweeps themselves (see docs/architecture.md)
             solve = pressure.solve_padded
-            pressure.row_spans(self.cell_count, self._spans)
-            pressure.solver_coefficients(self.cell_count, self._invk)
+            pressure.solver_coefficients(self.cell_count, self._invk, rows)
             solve(self._phi_pad, self._div, self.cell_count, self._invk, p.pressure_iterations,
-                  _SOR_OMEGA, self._spans)
+                  _SOR_OMEGA, self._spans, rows)
             pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
-                                          self.cell_grad)
+                                          self.cell_grad, rows)
             shift = p.density_correction > 0.0
             if shift:
                 solve(self._dpot_pad, self._rhs_density, self.cell_count, self._invk,
-                      p.pressure_iterations, _SOR_OMEGA, self._spans)
+                      p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
                 pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
-                                              self._grad_density)
+                                              self._grad_density, rows)
             # one flood fill for both fields: neither may move a free body of water as a whole
             pressure.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
                                        self.solid_fraction, p.gamma, self._flood,
-                                       self._flood_seen)
+                                       self._flood_seen, rows)
             if shift:
                 pressure.apply_cell_shift(self.pos, self.count, self._cell_of, self._grad_density,
                                           self.nx, h)
