@@ -655,8 +655,12 @@ def _half_lists(sc, pos, start, s_start, s_order, k, ks, parallel=False):
     nbr, cnt = np.zeros((cap, k), np.int32), np.zeros(cap, np.int64)
     s_nbr, s_cnt = np.zeros((cap, ks), np.int32), np.zeros(cap, np.int64)
     build = repulsion.build_half_lists_parallel if parallel else repulsion.build_half_lists
-    build(pos, start, sc.nb_nx, sc.nb_ny, bounds, nst, sc.s_pos, s_start, s_order, sc.r_l, nbr,
-          cnt, s_nbr, s_cnt)
+    near = np.zeros(sc.nb_nx * sc.nb_ny, np.uint8)
+    m = len(sc.s_pos)
+    binning.mark_near_cells(sc.s_pos, m, 1.0 / sc.nb_h, sc.nb_nx, sc.nb_ny, near,
+                            np.zeros(9 * m, np.int64), 0)
+    build(pos, start, sc.nb_nx, sc.nb_ny, bounds, nst, sc.s_pos, s_start, s_order, near, sc.r_l,
+          nbr, cnt, s_nbr, s_cnt)
     return bounds, nst, nbr, cnt, s_nbr, s_cnt
 
 
@@ -719,3 +723,23 @@ def test_half_lists_and_fused_passes(seed, gamma):
             np.testing.assert_array_equal(marked, rmarked)
     for a, b in zip(results[1], results[2], strict=True):
         assert np.array_equal(a, b)
+
+
+def test_mark_near_cells_is_the_3x3_dilation_of_occupied_cells():
+    """Flags match a numpy dilation; a second call clears the first call's flags itself."""
+    rng = np.random.default_rng(3)
+    nx, ny, h = 17, 11, 2.0
+    near = np.zeros(nx * ny, np.uint8)
+    marked = np.zeros(9 * 40, np.int64)
+    k = 0
+    for m in (40, 7, 0, 25):
+        pts = rng.uniform(0.0, 1.0, (m, 2)) * [nx * h, ny * h]
+        k = binning.mark_near_cells(pts, m, 1.0 / h, nx, ny, near, marked, k)
+        occ = np.zeros((ny + 2, nx + 2), bool)
+        occ[1 + (pts[:, 1] / h).astype(int), 1 + (pts[:, 0] / h).astype(int)] = True
+        want = np.zeros((ny, nx), bool)
+        for dy in range(3):
+            for dx in range(3):
+                want |= occ[dy: dy + ny, dx: dx + nx]
+        np.testing.assert_array_equal(near.reshape(ny, nx).astype(bool), want)
+        assert k == want.sum()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["sort_particles", "bin_points"]
+__all__ = ["sort_particles", "bin_points", "mark_near_cells"]
 
 
 @njit(cache=True)
@@ -79,3 +79,28 @@ def bin_points(pos, m, inv_h, nx, ny, cell_start, order):
         c = cells[i]
         order[cursor[c]] = i
         cursor[c] += 1
+
+
+@njit(cache=True)
+def mark_near_cells(pos, m, inv_h, nx, ny, near, marked, n_marked):
+    """Flag (``near[c] = 1``) every cell whose 3x3 block holds one of ``m`` points.
+
+    ``marked`` lists the flagged cells (capacity ``9 m``); the first ``n_marked`` entries are the
+    previous call's flags, which are cleared first, so ``near`` never needs a full reset. Returns
+    the new number of flagged cells.
+    """
+    for q in range(n_marked):
+        near[marked[q]] = 0
+    k = 0
+    for s in range(m):
+        c = _cell_index(pos[s, 0], pos[s, 1], inv_h, nx, ny)
+        cy = c // nx
+        cx = c - cy * nx
+        for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
+            for xx in range(max(cx - 1, 0), min(cx + 2, nx)):
+                cc = yy * nx + xx
+                if near[cc] == 0:
+                    near[cc] = 1
+                    marked[k] = cc
+                    k += 1
+    return k

@@ -117,8 +117,8 @@ def stripe_rows(n_start, nx, ny, nstripes, bounds):
 
 
 @njit(cache=True)
-def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr, nbr_count,
-                   s_nbr, s_nbr_count):
+def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff, nbr,
+                   nbr_count, s_nbr, s_nbr_count):
     row = cy * nx
     if n_start[row] == n_start[row + nx]:
         return  # no particle in this row
@@ -143,10 +143,7 @@ def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nb
         if has_up:  # the three cells above
             lo1 = n_start[up + x0]
             hi1 = n_start[up + x1]
-        s_any = False
-        for yy in range(y0, y1):
-            if s_start[yy * nx + x0] != s_start[yy * nx + x1]:
-                s_any = True
+        s_any = near[c] != 0  # a solid in the 3x3 block (binning.mark_near_cells)
         for i in range(a, b):
             xi = pos[i, 0]
             yi = pos[i, 1]
@@ -180,28 +177,29 @@ def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nb
 
 
 @njit(cache=True)
-def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order, cutoff,
-                     nbr, nbr_count, s_nbr, s_nbr_count):
+def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order, near,
+                     cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
     """Half fluid lists and full solid lists within ``cutoff`` of every sorted particle (serial).
 
     ``nbr`` (n, K) receives, for particle i, its partners j > i; ``s_nbr`` (n, Ks) all its solid
-    neighbours; ``*_count`` the true counts. The fluid list is written branch-free and needs a
+    neighbours (looked for only in cells flagged in ``near``, see ``binning.mark_near_cells``);
+    ``*_count`` the true counts. The fluid list is written branch-free and needs a
     spare slot: it is complete only where ``nbr_count < K`` (and ``s_nbr_count <= Ks``);
     otherwise widen it and build again (:func:`list_stats` says).
     """
     for s in range(nstripes):
         for cy in range(bounds[s], bounds[s + 1]):
-            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr,
+            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff, nbr,
                            nbr_count, s_nbr, s_nbr_count)
 
 
 @njit(cache=True, parallel=True)
 def build_half_lists_parallel(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order,
-                              cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
+                              near, cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
     """:func:`build_half_lists` with the stripes in parallel; identical lists."""
     for s in prange(nstripes):
         for cy in range(bounds[s], bounds[s + 1]):
-            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, cutoff, nbr,
+            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff, nbr,
                            nbr_count, s_nbr, s_nbr_count)
 
 
@@ -401,6 +399,13 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
     bounds = np.zeros(N_STRIPES + 1, np.int64)
     nst = stripe_rows(n_start, nx, ny, N_STRIPES, bounds)
     build = build_half_lists_parallel if parallel else build_half_lists
+    # cells with a solid in their 3x3 block, from the solids' bins
+    has = np.pad((np.diff(s_start) > 0).reshape(ny, nx), 1)
+    near = np.zeros((ny, nx), np.uint8)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            near |= has[dy: dy + ny, dx: dx + nx]
+    near = near.ravel()
     touch = np.zeros(cap, np.int64)
     k, ks = 8, 8
     while True:
@@ -408,8 +413,8 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
         cnt = np.zeros(cap, np.int64)
         s_nbr = np.zeros((cap, ks), np.int32)
         s_cnt = np.zeros(cap, np.int64)
-        build(pos, n_start, nx, ny, bounds, nst, s_pos, s_start, s_order, r_l, nbr, cnt, s_nbr,
-              s_cnt)
+        build(pos, n_start, nx, ny, bounds, nst, s_pos, s_start, s_order, near, r_l, nbr, cnt,
+              s_nbr, s_cnt)
         km, ksm, nt = list_stats(cnt, s_cnt, n, touch)
         if km < k and ksm <= ks:
             break

@@ -349,6 +349,12 @@ class FluidSystem:
         self.solid_marked = np.zeros(m, bool)
         self._s_order = np.zeros(m, np.int64)
         self._solids_binned = False
+        if hasattr(self, "_near"):  # clear the old flags before the marker list is replaced
+            self._near[self._near_marked[: self._n_near]] = 0
+        else:
+            self._near = np.zeros(self.nb_nx * self.nb_ny, np.uint8)
+        self._near_marked = np.zeros(9 * m + 1, np.int64)
+        self._n_near = 0
 
     @property
     def solid_positions(self) -> NDArray[np.float64]:
@@ -412,6 +418,9 @@ class FluidSystem:
         if not self._solids_binned or len(self.solid_pos) != len(self._wall_pos):
             binning.bin_points(self.solid_pos, len(self.solid_pos), inv, self.nb_nx, self.nb_ny,
                                self._s_start, self._s_order)
+            self._n_near = binning.mark_near_cells(self.solid_pos, len(self.solid_pos), inv,
+                                                   self.nb_nx, self.nb_ny, self._near,
+                                                   self._near_marked, self._n_near)
             self._solids_binned = len(self.solid_pos) == len(self._wall_pos)
 
     def repulse(self, h: float) -> None:
@@ -443,7 +452,8 @@ class FluidSystem:
                                     self._stripes)
         while True:
             build(self.pos, self._nb_start, self.nb_nx, self.nb_ny, self._stripes, nst,
-                  self.solid_pos, self._s_start, self._s_order, self.nb_cutoff, self._nbr,
+                  self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
+                  self._nbr,
                   self._nbr_count, self._s_nbr, self._s_nbr_count)
             k, ks, n_touch = repulsion.list_stats(self._nbr_count, self._s_nbr_count, n,
                                                   self._touch)
