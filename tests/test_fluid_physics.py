@@ -177,8 +177,9 @@ def test_neighbour_lists_widen_when_a_particle_fills_them(monkeypatch):
         assert fs._nbr.shape[1] > k
 
 
-def test_converged_solver_on_active_rows_matches_full_grid(monkeypatch):
-    """The converged solver works only on rows that hold something (or did a substep ago). A
+@pytest.mark.parametrize("solver", ["converged", "paper"])
+def test_pressure_on_active_rows_matches_full_grid(monkeypatch, solver):
+    """The pressure solvers work only on rows that hold something (or did a substep ago). A
     falling droplet sweeps through many rows: the run is bit-identical to one that works on every
     row, and air cells hold zero pressure and gradient throughout."""
     from fluidworld.fluid import pressure
@@ -191,7 +192,7 @@ def test_converged_solver_on_active_rows_matches_full_grid(monkeypatch):
             monkeypatch.setattr(pressure, "active_rows", every_row)
         else:
             monkeypatch.undo()
-        fs = scenes.droplet(FluidParams.game(400.0, 400.0))
+        fs = scenes.droplet(FluidParams.game(400.0, 400.0, pressure_solver=solver))
         most = 0
         for _ in range(40):
             fs.step(1)

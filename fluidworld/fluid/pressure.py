@@ -111,14 +111,23 @@ def _paper_p(p, cnt, j, i, nx, ny):
 
 
 @njit(cache=True)
-def paper_pressure(cnt, vel_c, a0, gamma, h, iters, r_clamp, div, p, p_tmp, grad):
+def _all_rows(ny, rows):
+    if rows is None:
+        return np.arange(ny)
+    return rows
+
+
+@njit(cache=True)
+def paper_pressure(cnt, vel_c, a0, gamma, h, iters, r_clamp, div, p, p_tmp, grad, rows=None):
     """Eq. 7-9: divergence, k Jacobi iterations from p = 0, and ``grad = r * (Eq. 9)``.
 
     ``grad`` (ny, nx, 2) receives the velocity change of Eq. 10 with the sign flipped, i.e. each
-    particle's new velocity is ``v - grad[cell]``.
+    particle's new velocity is ``v - grad[cell]``. With ``rows`` (:func:`active_rows`) only those
+    rows are computed: the others are empty, where every field is 0.
     """
     ny, nx = cnt.shape
-    for j in range(ny):
+    act = _all_rows(ny, rows)
+    for j in act:
         for i in range(nx):
             r = min(cnt[j, i] / gamma, r_clamp)
             if cnt[j, i] < EMPTY_COUNT:
@@ -131,7 +140,7 @@ def paper_pressure(cnt, vel_c, a0, gamma, h, iters, r_clamp, div, p, p_tmp, grad
                 div[j, i] = -2.0 * a0 * r / h * s  # Eq. 7
             p[j, i] = 0.0
     for _ in range(iters):  # Eq. 8, Jacobi from zero
-        for j in range(ny):
+        for j in act:
             inner_row = 2 <= j < ny - 2
             for i in range(nx):
                 if cnt[j, i] < EMPTY_COUNT:
@@ -146,10 +155,10 @@ def paper_pressure(cnt, vel_c, a0, gamma, h, iters, r_clamp, div, p, p_tmp, grad
                                           + _paper_p(p, cnt, j, i - 2, nx, ny)
                                           + _paper_p(p, cnt, j + 2, i, nx, ny)
                                           + _paper_p(p, cnt, j - 2, i, nx, ny))
-        for j in range(ny):
+        for j in act:
             for i in range(nx):
                 p[j, i] = p_tmp[j, i]
-    for j in range(ny):
+    for j in act:
         for i in range(nx):
             if cnt[j, i] < EMPTY_COUNT:
                 grad[j, i, 0] = 0.0
@@ -172,13 +181,6 @@ def _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny):
     if cnt[jn, in_] < EMPTY_COUNT:
         return vel_c[j, i, comp]  # air: free outflow, no divergence made up at the surface
     return 0.5 * (vel_c[j, i, comp] + vel_c[jn, in_, comp])
-
-
-@njit(cache=True)
-def _all_rows(ny, rows):
-    if rows is None:
-        return np.arange(ny)
-    return rows
 
 
 @njit(cache=True)

@@ -489,16 +489,15 @@ class FluidSystem:
         if p.pressure_solver == "none":
             self.cell_grad[:] = 0.0
             return
+        # both solvers work on the rows that hold something (and those that did in the last
+        # substep): the rest of a level is air and keeps its air values
+        pressure.row_spans(self.cell_count, self._spans)
+        rows = self._rows[: pressure.active_rows(self._spans, self._rows_was_active, self._rows)]
         if p.pressure_solver == "paper":
             pressure.paper_pressure(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
                                     p.pressure_iterations, p.pressure_clamp, self._div,
-                                    self.cell_pressure, self._p_tmp, self.cell_grad)
+                                    self.cell_pressure, self._p_tmp, self.cell_grad, rows)
         else:
-            # the converged solver works on the rows that hold something (and those that did
-            # in the last substep): the rest of a level is air and keeps its air values
-            pressure.row_spans(self.cell_count, self._spans)
-            rows = self._rows[: pressure.active_rows(self._spans, self._rows_was_active,
-                                                     self._rows)]
             pressure.converged_rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
                                    p.density_correction, self._div, self._rhs_density, rows)
             # serial always: a parallel sweep opens two parallel regions per iteration (~80 a
