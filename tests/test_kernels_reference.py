@@ -743,3 +743,19 @@ def test_mark_near_cells_is_the_3x3_dilation_of_occupied_cells():
                 want |= occ[dy: dy + ny, dx: dx + nx]
         np.testing.assert_array_equal(near.reshape(ny, nx).astype(bool), want)
         assert k == want.sum()
+
+
+def test_inverse_length_is_accurate_over_the_whole_range():
+    """Eq. 6's ``1/l`` comes from a single-precision estimate refined in double precision: it
+    must stay within 1e-12 of ``1/sqrt`` from coincident-pair distances to huge worlds."""
+    from numba import njit
+
+    @njit
+    def inv(a, out):
+        for i in range(len(a)):
+            out[i] = repulsion._inv_length(a[i])
+
+    l2 = np.geomspace(1e-24, 1e12, 20001)
+    out = np.empty_like(l2)
+    inv(l2, out)
+    np.testing.assert_allclose(out, 1.0 / np.sqrt(l2), rtol=1e-12, atol=0.0)

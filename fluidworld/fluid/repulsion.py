@@ -223,6 +223,24 @@ def list_stats(nbr_count, s_nbr_count, n, touch):
     return k, ks, nt
 
 
+@njit(cache=True, fastmath=True)
+def _rsqrt32(x):
+    """Single-precision ``1/sqrt(x)`` (the CPU's estimate plus a Newton step, ~1e-7)."""
+    return np.float32(1.0) / math.sqrt(np.float32(x))
+
+
+@njit(cache=True, inline="always")
+def _inv_length(l2):
+    """``1/sqrt(l2)`` to ~1e-13 relative: one double-precision Newton step on :func:`_rsqrt32`.
+
+    Eq. 6 needs ``1/l`` for every pair in every pass; a ``sqrt`` and a division cost several times
+    this. The estimate is deterministic on a given CPU, but CPU models may round it differently,
+    so runs are bit-identical per machine, not across machines.
+    """
+    y = np.float64(_rsqrt32(l2))
+    return y * (1.5 - 0.5 * l2 * y * y)
+
+
 @njit(cache=True, error_model="numpy")
 def _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp):
     """Eq. 6 over the half lists of particles ``lo..hi``: adds ``-d`` to i and ``+d`` to j."""
@@ -240,7 +258,7 @@ def _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp):
                 dx_sum -= 0.5 * half
                 disp[j, 0] += 0.5 * half
                 continue
-            k = half * max(1.0 / math.sqrt(l2) - inv_r, 0.0)  # Eq. 6, zero beyond r_L
+            k = half * max(_inv_length(l2) - inv_r, 0.0)  # Eq. 6, zero beyond r_L
             fx = k * rx
             fy = k * ry
             dx_sum -= fx
