@@ -120,9 +120,8 @@ def kernel_sort(sc: Scene):
     pos2, vel2, mat2 = np.zeros((cap, 2)), np.zeros((cap, 2)), np.zeros(cap, np.uint8)
     start = np.full(ncell + 1, -7, np.int64)
     cell_of = np.zeros(cap, np.int64)
-    cursor = np.zeros(ncell, np.int64)
     binning.sort_particles(sc.pos, sc.vel, sc.mat, sc.n, 1.0 / sc.nb_h, sc.nb_nx, sc.nb_ny,
-                           pos2, vel2, mat2, start, cell_of, cursor)
+                           pos2, vel2, mat2, start, cell_of)
     return pos2, vel2, mat2, start, cell_of
 
 

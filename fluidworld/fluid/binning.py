@@ -30,12 +30,12 @@ def _cell_index(x: float, y: float, inv_h: float, nx: int, ny: int) -> int:
 
 @njit(cache=True)
 def sort_particles(
-    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of, cursor
+    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of
 ):
     """Counting sort of the first ``n`` particles by cell; writes the sorted copies to ``*_out``.
 
     ``cell_start`` (``nx*ny + 1``) receives the first sorted index of each cell; ``cell_of`` (n)
-    and ``cursor`` (``nx*ny``) are scratch. The sort is stable, so equal inputs give
+    is scratch. The sort is stable, so equal inputs give
     bit-identical outputs.
     """
     ncell = nx * ny
@@ -45,14 +45,18 @@ def sort_particles(
         c = _cell_index(pos[i, 0], pos[i, 1], inv_h, nx, ny)
         cell_of[i] = c
         cell_start[c + 1] += 1
+    # exclusive prefix shifted by one cell: cell_start[c + 1] = first index of cell c; the scatter
+    # then advances it to the first index of cell c + 1, which is its final value (no cursor
+    # array, one pass over the grid fewer)
+    run = 0
     for c in range(ncell):
-        cell_start[c + 1] += cell_start[c]
-    for c in range(ncell):
-        cursor[c] = cell_start[c]
+        k = cell_start[c + 1]
+        cell_start[c + 1] = run
+        run += k
     for i in range(n):
         c = cell_of[i]
-        d = cursor[c]
-        cursor[c] = d + 1
+        d = cell_start[c + 1]
+        cell_start[c + 1] = d + 1
         pos_out[d, 0] = pos[i, 0]
         pos_out[d, 1] = pos[i, 1]
         vel_out[d, 0] = vel[i, 0]

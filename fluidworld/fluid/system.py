@@ -95,7 +95,6 @@ class FluidSystem:
         self.nb_nx = max(1, math.ceil(p.width / self.nb_h))
         self.nb_ny = max(1, math.ceil(p.height / self.nb_h))
         self._nb_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
-        self._nb_cursor = np.zeros(self.nb_nx * self.nb_ny, np.int64)
         self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
         self._stripes = np.zeros(repulsion.N_STRIPES + 1, np.int64)
 
@@ -408,8 +407,7 @@ class FluidSystem:
         n = self.count
         inv = 1.0 / self.nb_h
         binning.sort_particles(self.pos, self.vel, self.mat, n, inv, self.nb_nx, self.nb_ny,
-                               self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of,
-                               self._nb_cursor)
+                               self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of)
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
         self.mat, self._mat2 = self._mat2, self.mat
