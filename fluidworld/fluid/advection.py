@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["advect_and_contain", "add_accelerations"]
+__all__ = [
+    "advect_and_contain",
+    "advect_and_contain_parallel",
+    "add_accelerations",
+    "add_accelerations_parallel",
+]
 
 
 @njit(cache=True)
@@ -38,18 +43,10 @@ def _contain_axis(x, v, lo, hi, bounce, rest):
 
 
 @njit(cache=True)
-def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table, rest_table,
-                       keep_table):
-    """Move particles by ``v h`` (Eq. 4) and keep them in ``[margin, size - margin]``.
-
-    Returns the number of particles that had to be put back.
-    """
-    lo_x = margin
-    hi_x = width - margin
-    lo_y = margin
-    hi_y = height - margin
+def _advect_range(i0, i1, pos, vel, mat, h, lo_x, hi_x, lo_y, hi_y, bounce_table, rest_table,
+                  keep_table):
     put_back = 0
-    for i in range(n):
+    for i in range(i0, i1):
         vx = vel[i, 0]
         vy = vel[i, 1]
         if not (math.isfinite(vx) and math.isfinite(vy)):
@@ -74,16 +71,54 @@ def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table,
 
 
 @njit(cache=True)
-def add_accelerations(vel, mat, n, gx, gy, mat_acc, use_mat, h):
-    """Stage ``external_forces``: ``v += (g + a[material]) h`` (``a`` only if ``use_mat``)."""
+def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table, rest_table,
+                       keep_table):
+    """Move particles by ``v h`` (Eq. 4) and keep them in ``[margin, size - margin]``.
+
+    Returns the number of particles that had to be put back.
+    """
+    return _advect_range(0, n, pos, vel, mat, h, margin, width - margin, margin, height - margin,
+                         bounce_table, rest_table, keep_table)
+
+
+@njit(cache=True, parallel=True)
+def advect_and_contain_parallel(pos, vel, mat, n, h, width, height, margin, bounce_table,
+                                rest_table, keep_table):
+    """:func:`advect_and_contain` over particle chunks in parallel; identical results."""
+    chunk = 8192
+    put_back = 0
+    for t in prange((n + chunk - 1) // chunk):
+        put_back += _advect_range(t * chunk, min(n, (t + 1) * chunk), pos, vel, mat, h, margin,
+                                  width - margin, margin, height - margin, bounce_table,
+                                  rest_table, keep_table)
+    return put_back
+
+
+@njit(cache=True)
+def _accelerate_range(i0, i1, vel, mat, gx, gy, mat_acc, use_mat, h):
     if use_mat:
-        for i in range(n):
+        for i in range(i0, i1):
             k = mat[i]
             vel[i, 0] += (gx + mat_acc[k, 0]) * h
             vel[i, 1] += (gy + mat_acc[k, 1]) * h
     else:
         dx = gx * h
         dy = gy * h
-        for i in range(n):
+        for i in range(i0, i1):
             vel[i, 0] += dx
             vel[i, 1] += dy
+
+
+@njit(cache=True)
+def add_accelerations(vel, mat, n, gx, gy, mat_acc, use_mat, h):
+    """Stage ``external_forces``: ``v += (g + a[material]) h`` (``a`` only if ``use_mat``)."""
+    _accelerate_range(0, n, vel, mat, gx, gy, mat_acc, use_mat, h)
+
+
+@njit(cache=True, parallel=True)
+def add_accelerations_parallel(vel, mat, n, gx, gy, mat_acc, use_mat, h):
+    """:func:`add_accelerations` over particle chunks in parallel; identical results."""
+    chunk = 8192
+    for t in prange((n + chunk - 1) // chunk):
+        _accelerate_range(t * chunk, min(n, (t + 1) * chunk), vel, mat, gx, gy, mat_acc, use_mat,
+                          h)

@@ -18,9 +18,90 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["srd_collide"]
+__all__ = ["srd_collide", "srd_collide_parallel"]
+
+
+@njit(cache=True)
+def _uniform(alpha_table, visc_table):
+    """Whether all materials share alpha and nu (the usual case: one cos/sin per step)."""
+    for k in range(1, len(alpha_table)):
+        if alpha_table[k] != alpha_table[0] or visc_table[k] != visc_table[0]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _srd_cell(x, y, inv, shift_x, shift_y, ncx, ncy):
+    cx = min(max(int((x + shift_x) * inv), 0), ncx - 1)
+    cy = min(max(int((y + shift_y) * inv), 0), ncy - 1)
+    return cy * ncx + cx
+
+
+@njit(cache=True)
+def _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu):
+    for c in range(c0, c1):
+        cell_m[c] = 0.0
+        cell_p[c, 0] = 0.0
+        cell_p[c, 1] = 0.0
+        if not uniform:
+            cell_a[c] = 0.0
+            cell_nu[c] = 0.0
+
+
+@njit(cache=True)
+def _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
+                ncx, ncy, uniform, cell_m, cell_p, cell_a, cell_nu):
+    for i in range(n):
+        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
+        k = mat[i]
+        m = mass_table[k]
+        cell_m[c] += m
+        cell_p[c, 0] += m * vel[i, 0]
+        cell_p[c, 1] += m * vel[i, 1]
+        if not uniform:
+            cell_a[c] += m * alpha_table[k]
+            cell_nu[c] += m * visc_table[k]
+
+
+@njit(cache=True)
+def _finish_cells(c0, c1, uniform, alpha0, visc0, signs, cell_m, cell_p, cell_a, cell_nu,
+                  cell_cs):
+    """Mean velocity, rotation cos/sin and kept fraction ``1 - nu`` of cells ``c0..c1``."""
+    ca0 = math.cos(alpha0)
+    sa0 = math.sin(alpha0)
+    keep0 = 1.0 - visc0
+    for c in range(c0, c1):
+        m = cell_m[c]
+        if m > 0.0:
+            cell_p[c, 0] /= m
+            cell_p[c, 1] /= m
+            if uniform:
+                cell_cs[c, 0] = ca0
+                cell_cs[c, 1] = sa0 if signs[c] > 0 else -sa0
+                cell_nu[c] = keep0
+            else:
+                a = signs[c] * cell_a[c] / m
+                cell_cs[c, 0] = math.cos(a)
+                cell_cs[c, 1] = math.sin(a)
+                cell_nu[c] = 1.0 - cell_nu[c] / m
+
+
+@njit(cache=True)
+def _rotate(i0, i1, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs):
+    """Eq. 3 for particles ``i0..i1``."""
+    for i in range(i0, i1):
+        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
+        ux = cell_p[c, 0]
+        uy = cell_p[c, 1]
+        ca = cell_cs[c, 0]
+        sa = cell_cs[c, 1]
+        keep = cell_nu[c]
+        wx = vel[i, 0] - ux
+        wy = vel[i, 1] - uy
+        vel[i, 0] = ux + keep * (ca * wx - sa * wy)
+        vel[i, 1] = uy + keep * (sa * wx + ca * wy)
 
 
 @njit(cache=True)
@@ -37,58 +118,33 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         cell_m, cell_a, cell_nu: scratch (``ncx*ncy``); cell_p, cell_cs: scratch (``ncx*ncy``, 2).
     """
     ncell = ncx * ncy
-    # one material, or materials that share alpha and nu (the usual case): one cos/sin per step
-    uniform = True
-    for k in range(1, len(alpha_table)):
-        if alpha_table[k] != alpha_table[0] or visc_table[k] != visc_table[0]:
-            uniform = False
-    for c in range(ncell):
-        cell_m[c] = 0.0
-        cell_p[c, 0] = 0.0
-        cell_p[c, 1] = 0.0
-        if not uniform:
-            cell_a[c] = 0.0
-            cell_nu[c] = 0.0
     inv = 1.0 / a0
-    for i in range(n):
-        cx = min(max(int((pos[i, 0] + shift_x) * inv), 0), ncx - 1)
-        cy = min(max(int((pos[i, 1] + shift_y) * inv), 0), ncy - 1)
-        c = cy * ncx + cx
-        k = mat[i]
-        m = mass_table[k]
-        cell_m[c] += m
-        cell_p[c, 0] += m * vel[i, 0]
-        cell_p[c, 1] += m * vel[i, 1]
-        if not uniform:
-            cell_a[c] += m * alpha_table[k]
-            cell_nu[c] += m * visc_table[k]
-    ca0 = math.cos(alpha_table[0])
-    sa0 = math.sin(alpha_table[0])
-    keep0 = 1.0 - visc_table[0]
-    for c in range(ncell):
-        m = cell_m[c]
-        if m > 0.0:
-            cell_p[c, 0] /= m
-            cell_p[c, 1] /= m
-            if uniform:
-                cell_cs[c, 0] = ca0
-                cell_cs[c, 1] = sa0 if signs[c] > 0 else -sa0
-                cell_nu[c] = keep0
-            else:
-                a = signs[c] * cell_a[c] / m
-                cell_cs[c, 0] = math.cos(a)
-                cell_cs[c, 1] = math.sin(a)
-                cell_nu[c] = 1.0 - cell_nu[c] / m
-    for i in range(n):
-        cx = min(max(int((pos[i, 0] + shift_x) * inv), 0), ncx - 1)
-        cy = min(max(int((pos[i, 1] + shift_y) * inv), 0), ncy - 1)
-        c = cy * ncx + cx
-        ux = cell_p[c, 0]
-        uy = cell_p[c, 1]
-        ca = cell_cs[c, 0]
-        sa = cell_cs[c, 1]
-        keep = cell_nu[c]
-        wx = vel[i, 0] - ux
-        wy = vel[i, 1] - uy
-        vel[i, 0] = ux + keep * (ca * wx - sa * wy)
-        vel[i, 1] = uy + keep * (sa * wx + ca * wy)
+    uniform = _uniform(alpha_table, visc_table)
+    _zero_cells(0, ncell, uniform, cell_m, cell_p, cell_a, cell_nu)
+    _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
+                ncy, uniform, cell_m, cell_p, cell_a, cell_nu)
+    _finish_cells(0, ncell, uniform, alpha_table[0], visc_table[0], signs, cell_m, cell_p, cell_a,
+                  cell_nu, cell_cs)
+    _rotate(0, n, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs)
+
+
+@njit(cache=True, parallel=True)
+def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x,
+                         shift_y, ncx, ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs):
+    """:func:`srd_collide` with the cell and rotation loops in parallel; bit-identical results
+    (the sums into cells stay serial, in particle order)."""
+    ncell = ncx * ncy
+    inv = 1.0 / a0
+    uniform = _uniform(alpha_table, visc_table)
+    chunk = 8192
+    for t in prange((ncell + chunk - 1) // chunk):
+        _zero_cells(t * chunk, min(ncell, (t + 1) * chunk), uniform, cell_m, cell_p, cell_a,
+                    cell_nu)
+    _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
+                ncy, uniform, cell_m, cell_p, cell_a, cell_nu)
+    for t in prange((ncell + chunk - 1) // chunk):
+        _finish_cells(t * chunk, min(ncell, (t + 1) * chunk), uniform, alpha_table[0],
+                      visc_table[0], signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
+    for t in prange((n + chunk - 1) // chunk):
+        _rotate(t * chunk, min(n, (t + 1) * chunk), pos, vel, inv, shift_x, shift_y, ncx, ncy,
+                cell_p, cell_nu, cell_cs)

@@ -31,7 +31,7 @@ the mean of its face gradients (a face against a wall does not count).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 __all__ = [
     "deposit_cells",
@@ -44,7 +44,11 @@ __all__ = [
     "active_rows",
     "converged_correction",
     "apply_cell_correction",
+    "apply_cell_correction_parallel",
     "apply_cell_shift",
+    "apply_cell_shift_parallel",
+    "deposit_cells_parallel",
+    "converged_rhs_parallel",
     "remove_free_drift",
 ]
 
@@ -52,16 +56,18 @@ EMPTY_COUNT = 0.5  # a cell with less than this many particle-equivalents is air
 
 
 @njit(cache=True)
-def deposit_cells(pos, vel, n, a0, nx, ny, gamma, solid_frac, solid_vel, cnt, vel_c, cell_of):
-    """Count particles per cell (+ solid cover) and their mean velocity; remember each particle's
-    cell in ``cell_of``. ``cnt`` and ``vel_c`` are (ny, nx) and (ny, nx, 2) outputs."""
-    inv = 1.0 / a0
-    for j in range(ny):
+def _deposit_init(j0, j1, nx, gamma, solid_frac, solid_vel, cnt, vel_c):
+    for j in range(j0, j1):
         for i in range(nx):
             f = solid_frac[j, i] * gamma
             cnt[j, i] = f
             vel_c[j, i, 0] = f * solid_vel[j, i, 0]
             vel_c[j, i, 1] = f * solid_vel[j, i, 1]
+
+
+@njit(cache=True)
+def _deposit_particles(pos, vel, n, a0, nx, ny, cnt, vel_c, cell_of):
+    inv = 1.0 / a0
     for p in range(n):
         i = min(max(int(pos[p, 0] * inv), 0), nx - 1)
         j = min(max(int(pos[p, 1] * inv), 0), ny - 1)
@@ -69,12 +75,39 @@ def deposit_cells(pos, vel, n, a0, nx, ny, gamma, solid_frac, solid_vel, cnt, ve
         cnt[j, i] += 1.0
         vel_c[j, i, 0] += vel[p, 0]
         vel_c[j, i, 1] += vel[p, 1]
-    for j in range(ny):
+
+
+@njit(cache=True)
+def _deposit_finish(j0, j1, nx, cnt, vel_c):
+    for j in range(j0, j1):
         for i in range(nx):
             c = cnt[j, i]
             if c > 0.0:
                 vel_c[j, i, 0] /= c
                 vel_c[j, i, 1] /= c
+
+
+@njit(cache=True)
+def deposit_cells(pos, vel, n, a0, nx, ny, gamma, solid_frac, solid_vel, cnt, vel_c, cell_of):
+    """Count particles per cell (+ solid cover) and their mean velocity; remember each particle's
+    cell in ``cell_of``. ``cnt`` and ``vel_c`` are (ny, nx) and (ny, nx, 2) outputs."""
+    _deposit_init(0, ny, nx, gamma, solid_frac, solid_vel, cnt, vel_c)
+    _deposit_particles(pos, vel, n, a0, nx, ny, cnt, vel_c, cell_of)
+    _deposit_finish(0, ny, nx, cnt, vel_c)
+
+
+@njit(cache=True, parallel=True)
+def deposit_cells_parallel(pos, vel, n, a0, nx, ny, gamma, solid_frac, solid_vel, cnt, vel_c,
+                           cell_of):
+    """:func:`deposit_cells` with the grid loops in parallel (the sums stay serial); identical
+    results."""
+    band = 16
+    for t in prange((ny + band - 1) // band):
+        _deposit_init(t * band, min(ny, (t + 1) * band), nx, gamma, solid_frac, solid_vel, cnt,
+                      vel_c)
+    _deposit_particles(pos, vel, n, a0, nx, ny, cnt, vel_c, cell_of)
+    for t in prange((ny + band - 1) // band):
+        _deposit_finish(t * band, min(ny, (t + 1) * band), nx, cnt, vel_c)
 
 
 # ----------------------------------------------------------------------------- paper, Eq. 7-10
@@ -184,6 +217,55 @@ def _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny):
 
 
 @njit(cache=True)
+def _block_sums(j0, j1, cnt, hs, ha):
+    """3-wide horizontal sums of the counts (``hs``) and of the air flags (``ha``), rows j0..j1."""
+    nx = cnt.shape[1]
+    for j in range(j0, j1):
+        for i in range(nx):
+            s = cnt[j, i]
+            a = cnt[j, i] < EMPTY_COUNT
+            if i > 0:
+                s += cnt[j, i - 1]
+                a += cnt[j, i - 1] < EMPTY_COUNT
+            if i + 1 < nx:
+                s += cnt[j, i + 1]
+                a += cnt[j, i + 1] < EMPTY_COUNT
+            hs[j, i] = s
+            ha[j, i] = a
+
+
+@njit(cache=True)
+def _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
+    ny, nx = cnt.shape
+    rows_in = 1 + (j > 0) + (j + 1 < ny)
+    for i in range(nx):
+        if cnt[j, i] < EMPTY_COUNT:
+            rhs[j, i] = 0.0
+            rhs_density[j, i] = 0.0
+            continue
+        d = (_face_vel(vel_c, cnt, j, i, j, i + 1, 0, nx, ny)
+             - _face_vel(vel_c, cnt, j, i, j, i - 1, 0, nx, ny)
+             + _face_vel(vel_c, cnt, j, i, j + 1, i, 1, nx, ny)
+             - _face_vel(vel_c, cnt, j, i, j - 1, i, 1, nx, ny)) / a0
+        # the 3x3 block from three horizontal sums
+        s = hs[j, i]
+        air = ha[j, i]
+        if j > 0:
+            s += hs[j - 1, i]
+            air += ha[j - 1, i]
+        if j + 1 < ny:
+            s += hs[j + 1, i]
+            air += ha[j + 1, i]
+        k = rows_in * (1 + (i > 0) + (i + 1 < nx))
+        excess = s / (k * gamma) - 1.0
+        rhs[j, i] = a0 * a0 * d
+        if excess > 0.0 or air == 0:
+            rhs_density[j, i] = -a0 * a0 * beta * excess / h
+        else:
+            rhs_density[j, i] = 0.0
+
+
+@njit(cache=True)
 def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None):
     """Right-hand sides of the two compact Poisson problems: ``a0^2 div u`` (velocity projection)
     and ``-a0^2 beta (r_s - 1) / h`` (density correction, applied to positions only).
@@ -199,48 +281,28 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None):
     act = _all_rows(ny, rows)
     if len(act) == 0:
         return
-    # 3-wide horizontal sums of the counts and of the air flags, then 3-high sums of those:
-    # the 3x3 block statistics of every cell in two passes instead of nine reads each
     hs = np.empty((ny, nx))
     ha = np.empty((ny, nx), np.int64)
-    for j in range(max(act.min() - 1, 0), min(act.max() + 2, ny)):
-        for i in range(nx):
-            s = cnt[j, i]
-            a = cnt[j, i] < EMPTY_COUNT
-            if i > 0:
-                s += cnt[j, i - 1]
-                a += cnt[j, i - 1] < EMPTY_COUNT
-            if i + 1 < nx:
-                s += cnt[j, i + 1]
-                a += cnt[j, i + 1] < EMPTY_COUNT
-            hs[j, i] = s
-            ha[j, i] = a
+    _block_sums(max(act.min() - 1, 0), min(act.max() + 2, ny), cnt, hs, ha)
     for j in act:
-        rows_in = 1 + (j > 0) + (j + 1 < ny)
-        for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT:
-                rhs[j, i] = 0.0
-                rhs_density[j, i] = 0.0
-                continue
-            d = (_face_vel(vel_c, cnt, j, i, j, i + 1, 0, nx, ny)
-                 - _face_vel(vel_c, cnt, j, i, j, i - 1, 0, nx, ny)
-                 + _face_vel(vel_c, cnt, j, i, j + 1, i, 1, nx, ny)
-                 - _face_vel(vel_c, cnt, j, i, j - 1, i, 1, nx, ny)) / a0
-            s = hs[j, i]
-            air = ha[j, i]
-            if j > 0:
-                s += hs[j - 1, i]
-                air += ha[j - 1, i]
-            if j + 1 < ny:
-                s += hs[j + 1, i]
-                air += ha[j + 1, i]
-            k = rows_in * (1 + (i > 0) + (i + 1 < nx))
-            excess = s / (k * gamma) - 1.0
-            rhs[j, i] = a0 * a0 * d
-            if excess > 0.0 or air == 0:
-                rhs_density[j, i] = -a0 * a0 * beta * excess / h
-            else:
-                rhs_density[j, i] = 0.0
+        _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
+
+
+@njit(cache=True, parallel=True)
+def converged_rhs_parallel(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows):
+    """:func:`converged_rhs` with rows in parallel; identical results."""
+    ny, nx = cnt.shape
+    if len(rows) == 0:
+        return
+    hs = np.empty((ny, nx))
+    ha = np.empty((ny, nx), np.int64)
+    j0 = max(rows.min() - 1, 0)
+    j1 = min(rows.max() + 2, ny)
+    band = 8
+    for t in prange((j1 - j0 + band - 1) // band):
+        _block_sums(j0 + t * band, min(j1, j0 + (t + 1) * band), cnt, hs, ha)
+    for t in prange(len(rows)):
+        _rhs_row(rows[t], cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
 
 
 @njit(cache=True)
@@ -389,14 +451,27 @@ def converged_correction(phi, cnt, a0, grad, rows=None):
 
 
 @njit(cache=True)
-def apply_cell_correction(vel, n, cell_of, grad, nx):
-    """Eq. 10 for every particle: ``v -= grad[cell]``."""
-    for p in range(n):
+def _correct_range(i0, i1, vel, cell_of, grad, nx, scale):
+    for p in range(i0, i1):
         c = cell_of[p]
         j = c // nx
         i = c - j * nx
-        vel[p, 0] -= grad[j, i, 0]
-        vel[p, 1] -= grad[j, i, 1]
+        vel[p, 0] -= grad[j, i, 0] * scale
+        vel[p, 1] -= grad[j, i, 1] * scale
+
+
+@njit(cache=True)
+def apply_cell_correction(vel, n, cell_of, grad, nx):
+    """Eq. 10 for every particle: ``v -= grad[cell]``."""
+    _correct_range(0, n, vel, cell_of, grad, nx, 1.0)
+
+
+@njit(cache=True, parallel=True)
+def apply_cell_correction_parallel(vel, n, cell_of, grad, nx):
+    """:func:`apply_cell_correction` over particle chunks in parallel; identical results."""
+    chunk = 8192
+    for t in prange((n + chunk - 1) // chunk):
+        _correct_range(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, grad, nx, 1.0)
 
 
 @njit(cache=True)
@@ -404,13 +479,15 @@ def apply_cell_shift(pos, n, cell_of, grad, nx, h):
     """Density correction as a pseudo-velocity: ``x -= grad[cell] h``, velocities untouched, so the
     correction moves particles back to rest density without feeding kinetic energy (the SRD
     collision conserves it and would keep any noise injected here)."""
-    for p in range(n):
-        c = cell_of[p]
-        j = c // nx
-        i = c - j * nx
-        pos[p, 0] -= grad[j, i, 0] * h
-        pos[p, 1] -= grad[j, i, 1] * h
+    _correct_range(0, n, pos, cell_of, grad, nx, h)
 
+
+@njit(cache=True, parallel=True)
+def apply_cell_shift_parallel(pos, n, cell_of, grad, nx, h):
+    """:func:`apply_cell_shift` over particle chunks in parallel; identical results."""
+    chunk = 8192
+    for t in prange((n + chunk - 1) // chunk):
+        _correct_range(t * chunk, min(n, (t + 1) * chunk), pos, cell_of, grad, nx, h)
 
 
 @njit(cache=True)

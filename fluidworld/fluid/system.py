@@ -159,7 +159,7 @@ class FluidSystem:
         self._disp = np.zeros((cap, 2))
         self._dvel = np.zeros((cap, 2))
         self._wsum = np.zeros(cap)
-        k = self._nbr.shape[1] if hasattr(self, "_nbr") else 12
+        k = self._nbr.shape[1] if hasattr(self, "_nbr") else 8
         ks = self._s_nbr.shape[1] if hasattr(self, "_s_nbr") else 8
         self._nbr = np.zeros((cap, k), np.int32)
         self._s_nbr = np.zeros((cap, ks), np.int32)
@@ -399,7 +399,8 @@ class FluidSystem:
         if acc.shape != (len(self.material_table), 2):
             raise ValueError(f"material_accelerations must have shape "
                              f"({len(self.material_table)}, 2), got {acc.shape}")
-        advection.add_accelerations(self.vel, self.mat, self.count, gx, gy, acc,
+        add = advection.add_accelerations_parallel if self.parallel else advection.add_accelerations
+        add(self.vel, self.mat, self.count, gx, gy, acc,
                                     bool(acc.any()), h)
 
     def bin_particles(self) -> None:
@@ -459,7 +460,7 @@ class FluidSystem:
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
                 return nst, n_touch
             if k >= self._nbr.shape[1]:
-                self._nbr = np.zeros((self._cap, k + 4), np.int32)
+                self._nbr = np.zeros((self._cap, k + 2), np.int32)
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.int32)
 
@@ -474,16 +475,19 @@ class FluidSystem:
         signs = self.rng.integers(0, 2, ncx * ncy, dtype=np.int8)
         signs *= 2
         signs -= 1
-        collision.srd_collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha,
-                              self._visc, p.a0, sx, sy, ncx, ncy, signs,
-                              self._srd_m, self._srd_p, self._srd_a, self._srd_nu, self._srd_cs)
+        collide = collision.srd_collide_parallel if self.parallel else collision.srd_collide
+        collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
+                sx, sy, ncx, ncy, signs, self._srd_m, self._srd_p, self._srd_a, self._srd_nu,
+                self._srd_cs)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
         p = self.params
-        pressure.deposit_cells(self.pos, self.vel, self.count, p.a0, self.nx, self.ny, p.gamma,
-                               self.solid_fraction, self.solid_cell_velocity, self.cell_count,
-                               self.cell_velocity, self._cell_of)
+        par = self.parallel
+        deposit = pressure.deposit_cells_parallel if par else pressure.deposit_cells
+        deposit(self.pos, self.vel, self.count, p.a0, self.nx, self.ny, p.gamma,
+                self.solid_fraction, self.solid_cell_velocity, self.cell_count, self.cell_velocity,
+                self._cell_of)
         if p.pressure_solver == "none":
             self.cell_grad[:] = 0.0
             return
@@ -496,8 +500,9 @@ class FluidSystem:
                                     p.pressure_iterations, p.pressure_clamp, self._div,
                                     self.cell_pressure, self._p_tmp, self.cell_grad, rows)
         else:
-            pressure.converged_rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
-                                   p.density_correction, self._div, self._rhs_density, rows)
+            rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
+            rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+                self._div, self._rhs_density, rows)
             # serial always: a parallel sweep opens two parallel regions per iteration (~80 a
             # step), which cost more than the sweeps themselves (see docs/architecture.md)
             solve = pressure.solve_padded
@@ -517,15 +522,18 @@ class FluidSystem:
                                        self.solid_fraction, p.gamma, self._flood,
                                        self._flood_seen, rows)
             if shift:
-                pressure.apply_cell_shift(self.pos, self.count, self._cell_of, self._grad_density,
-                                          self.nx, h)
-        pressure.apply_cell_correction(self.vel, self.count, self._cell_of, self.cell_grad,
-                                       self.nx)
+                shift_by = pressure.apply_cell_shift_parallel if par else pressure.apply_cell_shift
+                shift_by(self.pos, self.count, self._cell_of, self._grad_density, self.nx, h)
+        correct = (pressure.apply_cell_correction_parallel if par
+                   else pressure.apply_cell_correction)
+        correct(self.vel, self.count, self._cell_of, self.cell_grad, self.nx)
 
     def advect(self, h: float) -> None:
         """Eq. 4 and containment in the domain box."""
         p = self.params
-        self.put_back = advection.advect_and_contain(
+        advect = (advection.advect_and_contain_parallel if self.parallel
+                  else advection.advect_and_contain)
+        self.put_back = advect(
             self.pos, self.vel, self.mat, self.count, h, p.width, p.height, 1e-6 * p.a0,
             self._bounce, self._rest, self._keep)
 
