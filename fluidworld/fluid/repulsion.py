@@ -427,9 +427,9 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
     touch = np.zeros(cap, np.int64)
     k, ks = 8, 8
     while True:
-        nbr = np.zeros((cap, k), np.int32)
+        nbr = np.zeros((cap, k), np.uint32)
         cnt = np.zeros(cap, np.int64)
-        s_nbr = np.zeros((cap, ks), np.int32)
+        s_nbr = np.zeros((cap, ks), np.uint32)
         s_cnt = np.zeros(cap, np.int64)
         build(pos, n_start, nx, ny, bounds, nst, s_pos, s_start, s_order, near, r_l, nbr, cnt,
               s_nbr, s_cnt)

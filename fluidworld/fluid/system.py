@@ -161,8 +161,8 @@ class FluidSystem:
         self._wsum = np.zeros(cap)
         k = self._nbr.shape[1] if hasattr(self, "_nbr") else 8
         ks = self._s_nbr.shape[1] if hasattr(self, "_s_nbr") else 8
-        self._nbr = np.zeros((cap, k), np.int32)
-        self._s_nbr = np.zeros((cap, ks), np.int32)
+        self._nbr = np.zeros((cap, k), np.uint32)
+        self._s_nbr = np.zeros((cap, ks), np.uint32)
         self._nbr_count = np.zeros(cap, np.int64)
         self._touch = np.zeros(cap, np.int64)
         self._s_nbr_count = np.zeros(cap, np.int64)
@@ -460,9 +460,9 @@ class FluidSystem:
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
                 return nst, n_touch
             if k >= self._nbr.shape[1]:
-                self._nbr = np.zeros((self._cap, k + 2), np.int32)
+                self._nbr = np.zeros((self._cap, k + 2), np.uint32)
             if ks > self._s_nbr.shape[1]:
-                self._s_nbr = np.zeros((self._cap, ks + 8), np.int32)
+                self._s_nbr = np.zeros((self._cap, ks + 8), np.uint32)
 
     def collide(self, h: float) -> None:
         """Eq. 3 on a grid shifted by a random vector (if ``grid_shift``)."""
