@@ -1,0 +1,33 @@
+"""The benchmark scripts run and print what the issues quote (a quick smoke run, no timings
+asserted)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _run(script: str, *args: str) -> str:
+    out = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                         text=True, timeout=600, check=True)
+    return out.stdout
+
+
+def test_paper_table1_prints_the_five_rows_with_rounds():
+    text = _run("paper_table1.py", "--steps", "2", "--rounds", "2")
+    rows = [line for line in text.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s+\d+ \|", line)]
+    assert [int(r.split()[2]) for r in rows] == [260, 376, 660, 1134, 6114]
+    for row in rows:
+        ms = float(row.split("|")[1].split()[0])
+        assert ms > 0.0
+        assert len(row.split("|")[-1].split("/")) == 2  # both rounds' medians
+
+
+def test_scaling_prints_both_thread_counts_and_the_profile():
+    text = _run("scaling.py", "--sizes", "1500", "--steps", "2", "--rounds", "1")
+    assert re.search(r"^\s+\d+\s+1\s+[\d.]+", text, re.M)
+    assert "per-stage ms/step" in text and "local_repulsion" in text
