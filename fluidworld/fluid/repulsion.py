@@ -1,19 +1,22 @@
 """Stage ``local_repulsion``: paper Eq. 5-6, in Jacobi form, plus fluid-solid contact.
 
 Why Jacobi: the paper's pair loop (Gauss-Seidel, i and j moved in turn) depends on the loop order
-and races when run in parallel. Here every fluid particle *gathers* its displacement from all its
-neighbours at the current positions, then all displacements are applied at once. That is
-deterministic, parallel over grid rows, and converges as well in the paper's 3 passes.
+and races when run in parallel. Here all displacements of a pass are computed from the same
+positions and applied at once. Each pair is evaluated once (half neighbour lists) and gives i and
+j equal and opposite shares; stripes of grid rows make the parallel passes race-free and
+bit-identical to the serial ones (see the notes above :func:`stripe_rows`). That is deterministic
+and converges as well in the paper's 3 passes.
 
 Per pair (i, j) at distance ``l < r_L`` along unit ``n`` (from i to j), Eq. 6 gives
-``d = r_L/2 (1 - l/r_L) n``: i moves by ``-d`` and its velocity changes by ``-d * dv``.
+``d = r_L/2 (1 - l/r_L) n``: i moves by ``-d``, j by ``+d``, and their velocities change by
+``-d * dv`` and ``+d * dv``.
 
 Solid particles (walls, bodies) never move. A fluid particle near solids gets the same Eq. 6
 displacement and velocity change from each of them, and in addition loses the part of its velocity
 relative to the solid that points into the solid (an inelastic contact, weighted over its solid
-neighbours so that several contacts do not add up). The *velocity* a contact gives the fluid is
-recomputed from the solid's side by :func:`accumulate_solid_impulses`, with the same arithmetic, so
-the momentum exchanged with bodies is equal and opposite to round-off.
+neighbours so that several contacts do not add up). The loop that gives the fluid a contact's
+velocity change adds minus its momentum to the solid, so the momentum exchanged with bodies is
+equal and opposite to round-off.
 """
 
 from __future__ import annotations
