@@ -38,7 +38,18 @@ def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None 
         raise FileNotFoundError(
             f"texture {str(name)!r} not found (looked for {path}); run assets/make_assets.py"
         )
-    return arcade.load_texture(path)
+    key = (str(path.resolve()), path.stat().st_mtime_ns)
+    texture = _TEXTURES.get(key)
+    if texture is None:
+        texture = _TEXTURES[key] = arcade.load_texture(path)
+    return texture
+
+
+#: One ``arcade.Texture`` per image file (and modification time), kept alive for the process: every
+#: body with the same image shares it, and arcade's atlas never sees a garbage-collected twin
+#: (when a Texture is collected, arcade 3.3 can drop the atlas slot that an identical new Texture
+#: then looks up: "Texture ... not found in UVData").
+_TEXTURES: dict[tuple[str, int], Any] = {}
 
 
 @dataclass

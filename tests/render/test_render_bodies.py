@@ -107,3 +107,20 @@ def test_offset_and_remove(gl: Any) -> None:
     assert not lit(draw(gl, sprites), 30).any()
     with pytest.raises(FileNotFoundError, match="make_assets"):
         sprites.add(body, "no-such-texture", 10, 10)
+
+
+def test_textures_are_loaded_once_and_shared(tmp_path: Any) -> None:
+    """Bodies with the same image share one Texture (arcade's atlas can lose the slot of a
+    collected twin); an edited file is loaded again."""
+    import os
+
+    from fluidworld.render.bodies import load_body_texture
+
+    assert load_body_texture("crate") is load_body_texture("crate")
+    path = tmp_path / "thing.png"
+    Image.new("RGBA", (4, 4), (255, 0, 0, 255)).save(path)
+    first = load_body_texture(path)
+    assert load_body_texture(str(path)) is first
+    Image.new("RGBA", (4, 4), (0, 255, 0, 255)).save(path)
+    os.utime(path, ns=(1, 1))
+    assert load_body_texture(path) is not first
