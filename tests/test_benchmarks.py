@@ -31,3 +31,9 @@ def test_scaling_prints_both_thread_counts_and_the_profile():
     text = _run("scaling.py", "--sizes", "1500", "--steps", "2", "--rounds", "1")
     assert re.search(r"^\s+\d+\s+1\s+[\d.]+", text, re.M)
     assert "per-stage ms/step" in text and "local_repulsion" in text
+
+
+def test_kernel_profile_names_the_kernels_and_the_rest():
+    text = _run("kernel_profile.py", "--steps", "3")
+    assert re.search(r"6114 particles, 1 thread\(s\), [\d.]+ ms/step \([\d.-]+ outside", text)
+    assert "repulsion.repulse_passes" in text and "collision.srd_collide" in text
