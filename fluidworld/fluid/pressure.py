@@ -41,6 +41,7 @@ __all__ = [
     "solve_rbgs",
     "solver_coefficients",
     "solve_padded",
+    "solve_padded_parallel",
     "active_rows",
     "converged_correction",
     "apply_cell_correction",
@@ -359,6 +360,31 @@ def solver_coefficients(cnt, invk, rows=None):
 
 
 @njit(cache=True)
+def _zero_air(j, cnt, phi_pad):
+    for i in range(cnt.shape[1]):
+        if cnt[j, i] < EMPTY_COUNT:
+            phi_pad[j + 1, i + 1] = 0.0
+
+
+@njit(cache=True)
+def _sweep_row(j, color, phi_pad, rhs, invk, omega, spans):
+    """One colour of one row: ``phi += omega * ((sum of the 4 neighbours - rhs) * invk - phi)``."""
+    lo = spans[j, 0]
+    hi = spans[j, 1]
+    if hi <= lo:
+        return
+    up = phi_pad[j + 2]
+    mid = phi_pad[j + 1]
+    down = phi_pad[j]
+    rr = rhs[j]
+    kk = invk[j]
+    for i in range(lo + ((j + color + lo) & 1), hi, 2):
+        s = mid[i + 2] + mid[i] + up[i + 1] + down[i + 1]
+        p = mid[i + 1]
+        mid[i + 1] = p + omega * ((s - rr[i]) * kk[i] - p)
+
+
+@njit(cache=True)
 def solve_padded(phi_pad, rhs, cnt, invk, iters, omega, spans, rows=None):
     """Red-black SOR sweeps on ``phi_pad[1:-1, 1:-1]`` (a zero border around the grid).
 
@@ -367,30 +393,29 @@ def solve_padded(phi_pad, rhs, cnt, invk, iters, omega, spans, rows=None):
     phi)``. Air cells inside a span have ``invk = 0`` and stay 0. With ``rows`` only those rows
     are touched (:func:`active_rows`).
     """
-    ny, nx = cnt.shape
     if iters <= 0:
         return
-    act = _all_rows(ny, rows)
+    act = _all_rows(cnt.shape[0], rows)
     for j in act:
-        for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT:
-                phi_pad[j + 1, i + 1] = 0.0
+        _zero_air(j, cnt, phi_pad)
     for _ in range(iters):
         for color in range(2):
             for j in act:
-                lo = spans[j, 0]
-                hi = spans[j, 1]
-                if hi <= lo:
-                    continue
-                up = phi_pad[j + 2]
-                mid = phi_pad[j + 1]
-                down = phi_pad[j]
-                rr = rhs[j]
-                kk = invk[j]
-                for i in range(lo + ((j + color + lo) & 1), hi, 2):
-                    s = mid[i + 2] + mid[i] + up[i + 1] + down[i + 1]
-                    p = mid[i + 1]
-                    mid[i + 1] = p + omega * ((s - rr[i]) * kk[i] - p)
+                _sweep_row(j, color, phi_pad, rhs, invk, omega, spans)
+
+
+@njit(cache=True, parallel=True)
+def solve_padded_parallel(phi_pad, rhs, cnt, invk, iters, omega, spans, rows):
+    """:func:`solve_padded` with the rows of one colour in parallel (a colour reads only the other
+    colour's cells, so its rows are independent); bit-identical results."""
+    if iters <= 0:
+        return
+    for t in prange(len(rows)):
+        _zero_air(rows[t], cnt, phi_pad)
+    for _ in range(iters):
+        for color in range(2):
+            for t in prange(len(rows)):
+                _sweep_row(rows[t], color, phi_pad, rhs, invk, omega, spans)
 
 
 @njit(cache=True)

@@ -503,9 +503,7 @@ class FluidSystem:
             rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
             rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
                 self._div, self._rhs_density, rows)
-            # serial always: a parallel sweep opens two parallel regions per iteration (~80 a
-            # step), which cost more than the sweeps themselves (see docs/architecture.md)
-            solve = pressure.solve_padded
+            solve = pressure.solve_padded_parallel if par else pressure.solve_padded
             pressure.solver_coefficients(self.cell_count, self._invk, rows)
             solve(self._phi_pad, self._div, self.cell_count, self._invk, p.pressure_iterations,
                   _SOR_OMEGA, self._spans, rows)
