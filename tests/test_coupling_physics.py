@@ -103,7 +103,9 @@ def test_heavy_body_sinks_and_stays_on_the_floor() -> None:
     # last water under it is squeezed out slowly (a fraction of a particle layer)
     assert max(ys) < 10.0 + 1.0, f"anvil not on the floor: y in [{min(ys):.2f}, {max(ys):.2f}]"
     assert min(ys) > 10.0 - 0.5
-    assert abs(e.body.velocity.y) < 5.0
+    # and it stays there: over the last 100 steps its centre moves by a few hundredths of a unit
+    # (pymunk's contact velocity at any one step jitters by several units/s and says less)
+    assert max(ys) - min(ys) < 0.5
 
 
 # ---------------------------------------------------------------------------- momentum

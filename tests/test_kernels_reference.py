@@ -758,3 +758,16 @@ def test_inverse_length_is_accurate_over_the_whole_range():
     out = np.empty_like(l2)
     inv(l2, out)
     np.testing.assert_allclose(out, 1.0 / np.sqrt(l2), rtol=1e-12, atol=0.0)
+
+
+def test_random_signs_are_balanced_deterministic_and_uncorrelated():
+    a = np.zeros(100_000, np.int8)
+    b = np.zeros_like(a)
+    collision.random_signs(2024, a)
+    collision.random_signs(2024, b)
+    assert np.array_equal(a, b)
+    assert set(np.unique(a)) == {-1, 1}
+    assert abs(a.astype(float).mean()) < 0.01                      # balanced
+    assert abs((a[1:] * a[:-1]).astype(float).mean()) < 0.01       # neighbours independent
+    collision.random_signs(2025, b)
+    assert abs((a * b).astype(float).mean()) < 0.01                # another seed, other signs

@@ -18,9 +18,23 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
-__all__ = ["srd_collide", "srd_collide_parallel"]
+__all__ = ["srd_collide", "srd_collide_parallel", "random_signs"]
+
+
+@njit(cache=True)
+def random_signs(seed, signs):
+    """Fill ``signs`` (int8) with +1/-1 from ``seed``: bit 63 of SplitMix64 of ``seed + k`` for
+    cell k (Steele et al. 2014), so one random draw per substep decides every cell's rotation
+    direction without a numpy call per cell."""
+    for k in range(len(signs)):
+        z = np.uint64(seed) + np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+        signs[k] = 1 if (z >> np.uint64(63)) == np.uint64(0) else -1
 
 
 @njit(cache=True)

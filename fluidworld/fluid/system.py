@@ -105,6 +105,7 @@ class FluidSystem:
         self._srd_a = np.zeros(ncell_srd)
         self._srd_nu = np.zeros(ncell_srd)
         self._srd_cs = np.zeros((ncell_srd, 2))
+        self._srd_signs = np.zeros(ncell_srd, np.int8)
 
         # pressure grid
         shape = (self.ny, self.nx)
@@ -467,14 +468,11 @@ class FluidSystem:
     def collide(self, h: float) -> None:
         """Eq. 3 on a grid shifted by a random vector (if ``grid_shift``)."""
         p = self.params
-        if p.grid_shift:
-            sx, sy = self.rng.random(2) * p.a0
-        else:
-            sx = sy = 0.0
+        u = self.rng.random(3)  # the grid shift and the seed of the cells' rotation signs
+        sx, sy = (u[0] * p.a0, u[1] * p.a0) if p.grid_shift else (0.0, 0.0)
         ncx, ncy = self.nx + 1, self.ny + 1
-        signs = self.rng.integers(0, 2, ncx * ncy, dtype=np.int8)
-        signs *= 2
-        signs -= 1
+        signs = self._srd_signs
+        collision.random_signs(int(u[2] * 2.0**53), signs)
         collide = collision.srd_collide_parallel if self.parallel else collision.srd_collide
         collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
                 sx, sy, ncx, ncy, signs, self._srd_m, self._srd_p, self._srd_a, self._srd_nu,
