@@ -141,3 +141,32 @@ def test_particle_that_jumped_right_through_a_shape_is_put_back(make: str) -> No
     world.coupler.contain()
     assert f.positions[0, 0] < 48.0
     assert f.velocities[0, 0] <= 0.0
+
+
+def test_containment_broad_phase_skips_only_particles_that_cannot_be_inside() -> None:
+    """Particles outside a shape's own box skip the inside test; the result is exactly that of
+    testing every particle of the grown box (``margin = 0`` turns the shortcut off)."""
+    world = World(300.0, 200.0)
+    world.add_fluid_rect(0.0, 0.0, 300.0, 90.0)
+    world.add_box((60.0, 95.0), (40.0, 24.0), density=0.9, angle=0.4)
+    world.add_ball((150.0, 80.0), 16.0, density=0.6)
+    world.add_static_segment((200.0, 40.0), (280.0, 110.0), radius=2.0)
+    for _ in range(20):
+        world.step()
+    c, f = world.coupler, world.fluid
+    # shake the particles so that some are inside the shapes
+    rng = np.random.default_rng(4)
+    f.pos[: f.count] += rng.normal(0.0, 3.0, (f.count, 2))
+    start = (f.pos.copy(), f.vel.copy())
+    results = []
+    for margin in (c._margin, 0.0):
+        f.pos[:], f.vel[:] = start[0].copy(), start[1].copy()
+        c.impulse[:] = 0.0
+        c.angular_impulse[:] = 0.0
+        c._margin = margin
+        moved = c.contain()
+        results.append((moved, f.pos.copy(), f.vel.copy(), c.impulse.copy(),
+                        c.angular_impulse.copy()))
+    assert c._margin == 0.0 and results[0][0] > 10
+    for a, b in zip(results[0], results[1], strict=True):
+        assert np.array_equal(a, b)

@@ -229,3 +229,23 @@ def test_coupling_params_validate() -> None:
         CouplingParams(interior_spacing="x")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="level_columns"):
         CouplingParams(level_columns=0)
+
+
+def test_fast_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
+    """The coupler reads poses through chipmunk's C getters when pymunk exposes them; a world
+    stepped that way is bit-identical to one that reads ``Body.position`` & co."""
+    from fluidworld.coupling import coupler as C
+
+    def run() -> tuple[str, list[tuple[float, float, float]]]:
+        world = pool(240.0, 200.0, 80.0)
+        world.add_box((80.0, 120.0), (30.0, 20.0), density=0.5)
+        world.add_ball((160.0, 130.0), 12.0, density=0.7)
+        for _ in range(40):
+            world.step()
+        bodies = [(b.position.x, b.position.y, b.angle) for b in world.coupler.bodies]
+        return world.fluid.state_hash(), bodies
+
+    assert C._CP is not None  # pymunk 6.9 and 7.x both expose the getters
+    fast = run()
+    monkeypatch.setattr(C, "_CP", None)
+    assert run() == fast

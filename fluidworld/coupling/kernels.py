@@ -14,6 +14,7 @@ from numba import njit
 
 __all__ = [
     "STATE_COLUMNS",
+    "body_state",
     "pose_points",
     "rasterise_cover",
     "sum_point_impulses",
@@ -32,6 +33,28 @@ __all__ = [
 #: Columns of the per-body state array: origin (px, py), rotation (cos, sin), centre-of-gravity
 #: velocity (vx, vy), angular velocity w, centre of gravity in world coordinates (gx, gy).
 STATE_COLUMNS = ("px", "py", "cos", "sin", "vx", "vy", "w", "gx", "gy")
+
+
+@njit(cache=True)
+def body_state(raw, cog_local, state):
+    """Each body's :attr:`Coupler.state` row from its raw pose ``(x, y, angle, vx, vy, w)``:
+    ``(x, y, cos, sin, vx, vy, w, cog_x, cog_y)``, the centre of gravity in world coordinates."""
+    for k in range(raw.shape[0]):
+        x = raw[k, 0]
+        y = raw[k, 1]
+        c = math.cos(raw[k, 2])
+        s = math.sin(raw[k, 2])
+        gx = cog_local[k, 0]
+        gy = cog_local[k, 1]
+        state[k, 0] = x
+        state[k, 1] = y
+        state[k, 2] = c
+        state[k, 3] = s
+        state[k, 4] = raw[k, 3]
+        state[k, 5] = raw[k, 4]
+        state[k, 6] = raw[k, 5]
+        state[k, 7] = x + c * gx - s * gy
+        state[k, 8] = y + s * gx + c * gy
 
 
 @njit(cache=True)
@@ -345,14 +368,16 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
 @njit(cache=True)
 def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
                       rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
-                      thick, shape_body, box, active, nb_start, inv_nb, nb_nx, nb_ny, state,
-                      out_j, out_tau):
+                      thick, shape_body, box, margin, active, nb_start, inv_nb, nb_nx, nb_ny,
+                      state, out_j, out_tau):
     """Geometric containment: project fluid particles out of every shape they are inside.
 
-    Broad phase: each shape's bounding box ``box`` (grown by the distance particles can have
-    moved since they were binned) picks the cells of the fluid's neighbour grid (``nb_start``
-    from the ``bin`` stage of this substep; particles keep their sorted order until the next
-    one) whose particles are tested, so the cost follows the shapes, not the particle count.
+    Broad phase: each shape's bounding box ``box`` (grown by ``margin``, the distance particles
+    can have moved since they were binned) picks the cells of the fluid's neighbour grid
+    (``nb_start`` from the ``bin`` stage of this substep; particles keep their sorted order until
+    the next one) whose particles are tested, so the cost follows the shapes, not the particle
+    count. A particle outside the shape's own box (``box`` shrunk by ``margin``) cannot be inside
+    it and only gets the swept-through test, if it moved far enough.
 
     A particle inside a shape moves to the nearest surface point plus ``eps``, or out the side it
     came in (see :func:`_push_out`), judged from where it was relative to the shape: at
@@ -382,6 +407,10 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
         j0 = min(max(int(by0 * inv_nb) - 1, 0), nb_ny - 1)
         i1 = min(max(int(bx1 * inv_nb) + 1, 0), nb_nx - 1)
         j1 = min(max(int(by1 * inv_nb) + 1, 0), nb_ny - 1)
+        tx0 = bx0 + margin
+        ty0 = by0 + margin
+        tx1 = bx1 - margin
+        ty1 = by1 - margin
         b = shape_body[q]
         w = state[b, 6]
         for cy in range(j0, j1 + 1):
@@ -396,8 +425,11 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                     oy = old_pos[p, 1] if use_old else py
                     ox += (state[b, 4] - w * (py - state[b, 8])) * h_body
                     oy += (state[b, 5] + w * (px - state[b, 7])) * h_body
-                    hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q],
-                                                        vstart[q + 1], verts, radius[q], eps)
+                    hit = False
+                    nxp = nyp = nrx = nry = 0.0
+                    if tx0 <= px <= tx1 and ty0 <= py <= ty1:  # else not inside the shape
+                        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q],
+                                                            vstart[q + 1], verts, radius[q], eps)
                     if not hit:
                         mx = px - ox
                         my = py - oy
