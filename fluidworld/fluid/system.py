@@ -453,8 +453,7 @@ class FluidSystem:
         while True:
             build(self.pos, self._nb_start, self.nb_nx, self.nb_ny, self._stripes, nst,
                   self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
-                  self._nbr,
-                  self._nbr_count, self._s_nbr, self._s_nbr_count)
+                  self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
             k, ks, n_touch = repulsion.list_stats(self._nbr_count, self._s_nbr_count, n,
                                                   self._touch)
             # the fluid list is written branch-free (see _half_list_row): it needs a spare slot
