@@ -158,7 +158,7 @@ class FluidSystem:
         self._mat2 = np.zeros(cap, np.uint8)
         self._cell_of = np.zeros(cap, np.int64)
         self._disp = np.zeros((cap, 2))
-        self._dvel = np.zeros((cap, 2))
+        self._inel = np.zeros((cap, 2))  # inelastic contact velocity change (scratch)
         self._wsum = np.zeros(cap)
         k = self._nbr.shape[1] if hasattr(self, "_nbr") else 8
         ks = self._s_nbr.shape[1] if hasattr(self, "_s_nbr") else 8
@@ -438,7 +438,7 @@ class FluidSystem:
         passes(self.pos, self.vel, self.mat, self._mass, n, self._nb_start, self.nb_nx,
                self._stripes, nst, self._nbr, self._nbr_count, self._touch, n_touch,
                self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
-               p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._dvel,
+               p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
                self._wsum, self.solid_impulse, self.solid_marked)
 
     def _build_neighbour_lists(self) -> tuple[int, int]:
