@@ -267,7 +267,8 @@ def _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
 
 
 @njit(cache=True)
-def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None):
+def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, hs=None,
+                  ha=None):
     """Right-hand sides of the two compact Poisson problems: ``a0^2 div u`` (velocity projection)
     and ``-a0^2 beta (r_s - 1) / h`` (density correction, applied to positions only).
 
@@ -277,26 +278,28 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None):
     that count noise averages out instead of inflating the fluid.
 
     With ``rows`` (:func:`active_rows`) only those rows are written; the others must be air.
+    ``hs`` (float) and ``ha`` (int64), shaped like ``cnt``, are scratch (allocated if omitted).
     """
     ny, nx = cnt.shape
     act = _all_rows(ny, rows)
     if len(act) == 0:
         return
-    hs = np.empty((ny, nx))
-    ha = np.empty((ny, nx), np.int64)
+    if hs is None:
+        hs = np.empty((ny, nx))
+    if ha is None:
+        ha = np.empty((ny, nx), np.int64)
     _block_sums(max(act.min() - 1, 0), min(act.max() + 2, ny), cnt, hs, ha)
     for j in act:
         _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
 
 
 @njit(cache=True, parallel=True)
-def converged_rhs_parallel(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows):
-    """:func:`converged_rhs` with rows in parallel; identical results."""
-    ny, nx = cnt.shape
+def converged_rhs_parallel(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows, hs, ha):
+    """:func:`converged_rhs` with rows in parallel; identical results. ``hs`` (float) and ``ha``
+    (int64), shaped like ``cnt``, are scratch."""
+    ny = cnt.shape[0]
     if len(rows) == 0:
         return
-    hs = np.empty((ny, nx))
-    ha = np.empty((ny, nx), np.int64)
     j0 = max(rows.min() - 1, 0)
     j1 = min(rows.max() + 2, ny)
     band = 8

@@ -116,6 +116,8 @@ class FluidSystem:
         self._dpot_pad = np.zeros((self.ny + 2, self.nx + 2))
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
         self._invk = np.zeros(shape)
+        self._row_sums = np.zeros(shape)  # scratch of the right-hand side's 3x3 statistics
+        self._row_air = np.zeros(shape, np.int64)
         self.cell_grad = np.zeros((*shape, 2))
         self._div = np.zeros(shape)
         self._rhs_density = np.zeros(shape)
@@ -499,7 +501,7 @@ class FluidSystem:
         else:
             rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
             rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
-                self._div, self._rhs_density, rows)
+                self._div, self._rhs_density, rows, self._row_sums, self._row_air)
             solve = pressure.solve_padded_parallel if par else pressure.solve_padded
             pressure.solver_coefficients(self.cell_count, self._invk, rows)
             solve(self._phi_pad, self._div, self.cell_count, self._invk, p.pressure_iterations,
