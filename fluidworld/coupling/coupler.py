@@ -264,7 +264,7 @@ class Coupler:
         self.dynamic = np.zeros(nb, np.bool_)
         self._inv_mass = np.zeros(nb)
         self._inv_moment = np.zeros(nb)
-        self._cog_local: list[tuple[float, float]] = [(0.0, 0.0)] * nb
+        self._cog_local = np.zeros((nb, 2))  # each body's centre of gravity, body frame
         self._raw = np.zeros((nb, 6))
         self._handles = [b._body for b in bodies] if _CP is not None else []
         # the fluid's solid arrays: walls first, then our outline particles
@@ -291,7 +291,7 @@ class Coupler:
         if full:
             dyn = self.dynamic
             DYNAMIC = pymunk.Body.DYNAMIC
-            cogs = []
+            cogs = self._cog_local
             for k, b in enumerate(self.bodies):
                 if cp is not None:
                     hb = self._handles[k]
@@ -300,14 +300,14 @@ class Coupler:
                 else:
                     c = b.center_of_gravity
                     is_dyn = b.body_type == DYNAMIC
-                cogs.append((c.x, c.y))
+                cogs[k, 0] = c.x
+                cogs[k, 1] = c.y
                 dyn[k] = is_dyn
                 if is_dyn:
                     m = cp.cpBodyGetMass(hb) if cp is not None else b.mass
                     i = cp.cpBodyGetMoment(hb) if cp is not None else b.moment
                     self._inv_mass[k] = 1.0 / m if m > 0 and math.isfinite(m) else 0.0
                     self._inv_moment[k] = 1.0 / i if i > 0 and math.isfinite(i) else 0.0
-            self._cog_local = cogs
         rows = []
         if cp is not None:
             get_p, get_v = cp.cpBodyGetPosition, cp.cpBodyGetVelocity
@@ -323,8 +323,7 @@ class Coupler:
                 rows.append((p.x, p.y, b.angle, v.x, v.y, b.angular_velocity))
         if rows:
             self._raw[:] = rows
-            K.body_state(self._raw, np.asarray(self._cog_local, dtype=np.float64).reshape(-1, 2),
-                         st)
+            K.body_state(self._raw, self._cog_local, st)
         if len(st) and not np.isfinite(st).all():
             bad = int(np.nonzero(~np.isfinite(st).all(axis=1))[0][0])
             raise ValueError(

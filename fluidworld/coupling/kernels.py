@@ -157,6 +157,20 @@ def _closest_on_segment(px, py, ax, ay, bx, by):
     return ax + t * dx, ay + t * dy
 
 
+@njit(cache=True, inline="always")
+def _edge_normal(verts, v0, k, e):
+    """Start point of edge ``e`` of a ``k``-vertex polygon starting at ``v0`` and its outward unit
+    normal (counter-clockwise winding); ``ok`` is False for a degenerate edge."""
+    ax = verts[v0 + e, 0]
+    ay = verts[v0 + e, 1]
+    ex = verts[v0 + (e + 1) % k, 0] - ax
+    ey = verts[v0 + (e + 1) % k, 1] - ay
+    le = math.sqrt(ex * ex + ey * ey)
+    if le <= 1e-12:
+        return ax, ay, 0.0, 0.0, False
+    return ax, ay, ey / le, -ex / le, True
+
+
 @njit(cache=True)
 def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
     """If (px, py) lies inside the shape, return (True, new point, outward normal).
@@ -222,17 +236,9 @@ def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
     esd = 0.0
     k = v1 - v0
     for e in range(k):
-        ax = verts[v0 + e, 0]
-        ay = verts[v0 + e, 1]
-        bx = verts[v0 + (e + 1) % k, 0]
-        by = verts[v0 + (e + 1) % k, 1]
-        ex = bx - ax
-        ey = by - ay
-        le = math.sqrt(ex * ex + ey * ey)
-        if le <= 1e-12:
+        ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+        if not ok:
             continue
-        nx_ = ey / le
-        ny_ = -ex / le
         sd = nx_ * (px - ax) + ny_ * (py - ay)
         if sd > best:
             best = sd
@@ -334,17 +340,9 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
     inx = 0.0
     iny = 1.0
     for e in range(k):
-        ax = verts[v0 + e, 0]
-        ay = verts[v0 + e, 1]
-        bx = verts[v0 + (e + 1) % k, 0]
-        by = verts[v0 + (e + 1) % k, 1]
-        ex = bx - ax
-        ey = by - ay
-        le = math.sqrt(ex * ex + ey * ey)
-        if le <= 1e-12:
+        ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+        if not ok:
             continue
-        nx_ = ey / le
-        ny_ = -ex / le
         so = nx_ * (ox - ax) + ny_ * (oy - ay)
         sp = nx_ * (px - ax) + ny_ * (py - ay)
         if so > 0.0 and sp > 0.0:
