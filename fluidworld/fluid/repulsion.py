@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit, prange
 
 __all__ = [
     "N_STRIPES",
     "stripe_rows",
+    "row_pairs",
     "build_half_lists",
     "build_half_lists_parallel",
     "list_stats",
@@ -96,19 +98,30 @@ N_STRIPES = 32
 
 
 @njit(cache=True)
-def stripe_rows(n_start, nx, ny, nstripes, bounds):
-    """Cut the grid rows into at most ``nstripes`` bands of about equal particle counts.
+def stripe_rows(n_start, nx, ny, nstripes, bounds, row_work):
+    """Cut the grid rows into at most ``nstripes`` bands of about equal work.
 
-    ``bounds`` (``nstripes + 1``) receives the first row of each stripe and ``ny`` after the last;
-    every stripe has at least one row. Returns the number of stripes.
+    A row's work is its particle count plus ``row_work[row]`` (its pair count from
+    :func:`row_pairs`, or zeros to balance particle counts alone). ``bounds``
+    (``nstripes + 1``) receives the first row of each stripe and ``ny`` after the last; every
+    stripe has at least one row. Returns the number of stripes.
     """
-    n = n_start[ny * nx]
+    total = n_start[ny * nx]
+    for r in range(ny):
+        total += row_work[r]
     bounds[0] = 0
     k = 0
+    acc = 0  # work in the rows before row r
+    r = 0
     for s in range(1, nstripes):
-        target = (n * s) // nstripes
-        r = bounds[k] + 1
-        while r < ny and n_start[r * nx] < target:
+        target = (total * s) // nstripes
+        # the next stripe starts at the first row (after the current stripe's first) whose
+        # preceding work reaches the target
+        while r < bounds[k] + 1 and r < ny:
+            acc += n_start[(r + 1) * nx] - n_start[r * nx] + row_work[r]
+            r += 1
+        while r < ny and acc < target:
+            acc += n_start[(r + 1) * nx] - n_start[r * nx] + row_work[r]
             r += 1
         if r >= ny:
             break
@@ -117,6 +130,47 @@ def stripe_rows(n_start, nx, ny, nstripes, bounds):
     k += 1
     bounds[k] = ny
     return k
+
+
+@njit(cache=True)
+def row_pairs(n_start, nx, ny, nbr_count, s_nbr_count, out):
+    """``out[row]``: the fluid and solid pairs listed for the particles of each grid row (the
+    work of a repulsion pass there, for :func:`stripe_rows`)."""
+    for r in range(ny):
+        w = 0
+        for i in range(n_start[r * nx], n_start[(r + 1) * nx]):
+            w += nbr_count[i] + s_nbr_count[i]
+        out[r] = w
+
+
+@njit(cache=True)
+def _stripe_work(n_start, nx, bounds, nstripes, row_work, first, step, cum):
+    """``cum[t + 1] = cum[t] +`` the work (particles plus ``row_work``) of stripe
+    ``first + step * t``; returns the number of stripes counted."""
+    m = 0
+    cum[0] = 0
+    for s in range(first, nstripes, step):
+        w = n_start[bounds[s + 1] * nx] - n_start[bounds[s] * nx]
+        for r in range(bounds[s], bounds[s + 1]):
+            w += row_work[r]
+        cum[m + 1] = cum[m] + w
+        m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _share(cum, m, nw, w):
+    """First of the ``m`` stripes that thread ``w`` of ``nw`` takes: contiguous runs of about
+    equal work (``cum`` from :func:`_stripe_work`)."""
+    if w >= nw:
+        return m
+    target = cum[m] * w // nw
+    t = 0
+    while t < m and cum[t] < target:
+        t += 1
+    if t > 0 and target - cum[t - 1] < cum[t] - target:
+        t -= 1
+    return t
 
 
 @njit(cache=True)
@@ -180,15 +234,16 @@ def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cuto
 
 
 @njit(cache=True)
-def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order, near,
-                     cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
+def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, row_work, s_pos, s_start, s_order,
+                     near, cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
     """Half fluid lists and full solid lists within ``cutoff`` of every sorted particle (serial).
 
     ``nbr`` (n, K) receives, for particle i, its partners j > i; ``s_nbr`` (n, Ks) all its solid
     neighbours (looked for only in cells flagged in ``near``, see ``binning.mark_near_cells``);
     ``*_count`` the true counts. The fluid list is written branch-free and needs a
     spare slot: it is complete only where ``nbr_count < K`` (and ``s_nbr_count <= Ks``);
-    otherwise widen it and build again (:func:`list_stats` says).
+    otherwise widen it and build again (:func:`list_stats` says). ``row_work`` (see
+    :func:`stripe_rows`) only balances the threads of the parallel variant.
     """
     for s in range(nstripes):
         for cy in range(bounds[s], bounds[s + 1]):
@@ -197,13 +252,18 @@ def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_o
 
 
 @njit(cache=True, parallel=True)
-def build_half_lists_parallel(pos, n_start, nx, ny, bounds, nstripes, s_pos, s_start, s_order,
-                              near, cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
-    """:func:`build_half_lists` with the stripes in parallel; identical lists."""
-    for s in prange(nstripes):
-        for cy in range(bounds[s], bounds[s + 1]):
-            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff, nbr,
-                           nbr_count, s_nbr, s_nbr_count)
+def build_half_lists_parallel(pos, n_start, nx, ny, bounds, nstripes, row_work, s_pos, s_start,
+                              s_order, near, cutoff, nbr, nbr_count, s_nbr, s_nbr_count, nthreads):
+    """:func:`build_half_lists` with each of ``nthreads`` threads taking a run of stripes of
+    about equal work (particles plus the pairs of ``row_work``); identical lists."""
+    nw = max(nthreads, 1)
+    cum = np.empty(nstripes + 1, np.int64)
+    m = _stripe_work(n_start, nx, bounds, nstripes, row_work, 0, 1, cum)
+    for w in prange(nw):
+        for s in range(_share(cum, m, nw, w), _share(cum, m, nw, w + 1)):
+            for cy in range(bounds[s], bounds[s + 1]):
+                _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff,
+                               nbr, nbr_count, s_nbr, s_nbr_count)
 
 
 @njit(cache=True)
@@ -234,14 +294,17 @@ def _rsqrt32(x):
 
 @njit(cache=True, inline="always")
 def _inv_length(l2):
-    """``1/sqrt(l2)`` to ~1e-13 relative: one double-precision Newton step on :func:`_rsqrt32`.
+    """``1/sqrt(l2)`` in single precision (:func:`_rsqrt32`, relative error below 1e-6).
 
-    Eq. 6 needs ``1/l`` for every pair in every pass; a ``sqrt`` and a division cost several times
-    this. The estimate is deterministic on a given CPU, but CPU models may round it differently,
-    so runs are bit-identical per machine, not across machines.
+    Eq. 6 needs ``1/l`` for every pair in every pass; a double ``sqrt`` and division cost about
+    twice as much, and a double-precision Newton step on top of the estimate ~20 % of a pass.
+    Single precision is ample here: the displacement it scales is accumulated in double, a
+    pair's two shares stay exactly equal and opposite (momentum is conserved to round-off), and
+    Eq. 6 is itself an approximate projection. The estimate is deterministic on a given CPU, but
+    CPU models may round it differently, so runs are bit-identical per machine, not across
+    machines.
     """
-    y = np.float64(_rsqrt32(l2))
-    return y * (1.5 - 0.5 * l2 * y * y)
+    return np.float64(_rsqrt32(l2))
 
 
 @njit(cache=True, error_model="numpy")
@@ -342,15 +405,16 @@ def _apply_inelastic(vel, touch, n_touch, inel):
 
 
 @njit(cache=True)
-def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, nbr, nbr_count,
-                   touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters, r_l, dv, disp, inel,
-                   wsum, s_impulse, s_marked):
+def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, row_work, nbr,
+                   nbr_count, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters, r_l, dv,
+                   disp, inel, wsum, s_impulse, s_marked):
     """``iters`` Jacobi passes of Eq. 5-6 over the half lists, applied in place (serial).
 
     Each pass: fluid pairs stripe by stripe (even stripes, then odd), then the solid contacts,
     then ``pos += disp`` and ``vel += disp * dv + inel``. ``s_impulse``/``s_marked`` accumulate
     what the solids received. ``disp`` (n, 2) is scratch, left zeroed; ``inel`` (n, 2) and
-    ``wsum`` (n) hold the last pass's values for the particles in ``touch``.
+    ``wsum`` (n) hold the last pass's values for the particles in ``touch``. ``row_work`` only
+    balances the threads of the parallel variant.
     """
     half = 0.5 * r_l
     inv_r = 1.0 / r_l
@@ -369,16 +433,24 @@ def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, 
 
 
 @njit(cache=True, parallel=True)
-def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, nbr,
-                            nbr_count, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters,
-                            r_l, dv, disp, inel, wsum, s_impulse, s_marked):
+def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes,
+                            row_work, nbr, nbr_count, touch, n_touch, s_pos, s_vel, s_nbr,
+                            s_nbr_count, iters, r_l, dv, disp, inel, wsum, s_impulse, s_marked,
+                            nthreads):
     """:func:`repulse_passes` with the stripes of one parity in parallel; bit-identical results.
 
-    The solid contacts stay serial: only particles next to a solid take part, and their impulses
-    scatter onto shared solid particles.
+    Each of ``nthreads`` threads takes a run of the parity's stripes of about equal work
+    (particles plus the pairs of ``row_work``): a compressed bottom layer holds several times the
+    pairs per particle of the rows above it. Which thread runs a stripe does not change the
+    results. The solid contacts stay serial: only particles next to a solid take part, and their
+    impulses scatter onto shared solid particles.
     """
     half = 0.5 * r_l
     inv_r = 1.0 / r_l
+    nw = max(nthreads, 1)
+    cum = np.empty((2, nstripes + 1), np.int64)
+    m0 = _stripe_work(n_start, nx, bounds, nstripes, row_work, 0, 2, cum[0])
+    m1 = _stripe_work(n_start, nx, bounds, nstripes, row_work, 1, 2, cum[1])
     chunk = 4096
     nchunk = (n + chunk - 1) // chunk
     for c in prange(nchunk):
@@ -387,10 +459,12 @@ def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, n
             disp[i, 1] = 0.0
     for _ in range(iters):
         for color in range(2):
-            for t in prange((nstripes - color + 1) // 2):
-                s = color + 2 * t
-                _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr,
-                            nbr_count, half, inv_r, disp)
+            m = m1 if color else m0
+            for w in prange(nw):
+                for t in range(_share(cum[color], m, nw, w), _share(cum[color], m, nw, w + 1)):
+                    s = color + 2 * t
+                    _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr,
+                                nbr_count, half, inv_r, disp)
         _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
                       s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
         for c in prange(nchunk):
@@ -418,8 +492,8 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
     n = int(n_start[-1])
     cap = max(len(pos), 1)
     bounds = np.zeros(N_STRIPES + 1, np.int64)
-    nst = stripe_rows(n_start, nx, ny, N_STRIPES, bounds)
-    build = build_half_lists_parallel if parallel else build_half_lists
+    row_work = np.zeros(ny, np.int64)
+    nst = stripe_rows(n_start, nx, ny, N_STRIPES, bounds, row_work)
     # cells with a solid in their 3x3 block, from the solids' bins
     has = np.pad((np.diff(s_start) > 0).reshape(ny, nx), 1)
     near = np.zeros((ny, nx), np.uint8)
@@ -434,8 +508,12 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
         cnt = np.zeros(cap, np.int64)
         s_nbr = np.zeros((cap, ks), np.uint32)
         s_cnt = np.zeros(cap, np.int64)
-        build(pos, n_start, nx, ny, bounds, nst, s_pos, s_start, s_order, near, r_l, nbr, cnt,
-              s_nbr, s_cnt)
+        args = (pos, n_start, nx, ny, bounds, nst, row_work, s_pos, s_start, s_order, near, r_l,
+                nbr, cnt, s_nbr, s_cnt)
+        if parallel:
+            build_half_lists_parallel(*args, numba.get_num_threads())
+        else:
+            build_half_lists(*args)
         km, ksm, nt = list_stats(cnt, s_cnt, n, touch)
         if km < k and ksm <= ks:
             break

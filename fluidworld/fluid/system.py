@@ -21,6 +21,7 @@ import math
 import time
 from collections.abc import Sequence
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -97,6 +98,8 @@ class FluidSystem:
         self._nb_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
         self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
         self._stripes = np.zeros(repulsion.N_STRIPES + 1, np.int64)
+        # pairs listed per neighbour-grid row in the last substep: balances the stripes
+        self._row_work = np.zeros(self.nb_ny, np.int64)
 
         # SRD grid (one extra row/column for the random shift)
         ncell_srd = (self.nx + 1) * (self.ny + 1)
@@ -435,36 +438,49 @@ class FluidSystem:
         if p.repulsion_iterations == 0 or n == 0:
             return
         nst, n_touch = self._build_neighbour_lists()
-        passes = (repulsion.repulse_passes_parallel if self.parallel
-                  else repulsion.repulse_passes)
-        passes(self.pos, self.vel, self.mat, self._mass, n, self._nb_start, self.nb_nx,
-               self._stripes, nst, self._nbr, self._nbr_count, self._touch, n_touch,
-               self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
-               p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
-               self._wsum, self.solid_impulse, self.solid_marked)
+        args = (self.pos, self.vel, self.mat, self._mass, n, self._nb_start, self.nb_nx,
+                self._stripes, nst, self._row_work, self._nbr, self._nbr_count, self._touch,
+                n_touch, self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
+                p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
+                self._wsum, self.solid_impulse, self.solid_marked)
+        if self.parallel:
+            repulsion.repulse_passes_parallel(*args, numba.get_num_threads())
+        else:
+            repulsion.repulse_passes(*args)
 
     def _build_neighbour_lists(self) -> tuple[int, int]:
         """Fill the half neighbour lists; widen them (and rebuild) if a particle has more
-        neighbours than they hold, so no neighbour is ever dropped. Returns the number of stripes
-        and of particles with solid neighbours."""
-        build = (repulsion.build_half_lists_parallel if self.parallel
-                 else repulsion.build_half_lists)
+        neighbours than they hold, so no neighbour is ever dropped. Then cut the rows into the
+        repulsion passes' stripes by the pairs just listed, so that threads get equal work (a
+        compressed bottom layer has several times the pairs per particle of a splash). Returns
+        the number of stripes and of particles with solid neighbours."""
         n = self.count
-        nst = repulsion.stripe_rows(self._nb_start, self.nb_nx, self.nb_ny, repulsion.N_STRIPES,
-                                    self._stripes)
+        nx, ny = self.nb_nx, self.nb_ny
+        # the build's stripes: balanced by the last substep's pairs (any cut gives the same lists)
+        nst = repulsion.stripe_rows(self._nb_start, nx, ny, repulsion.N_STRIPES, self._stripes,
+                                    self._row_work)
         while True:
-            build(self.pos, self._nb_start, self.nb_nx, self.nb_ny, self._stripes, nst,
-                  self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
-                  self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
+            args = (self.pos, self._nb_start, nx, ny, self._stripes, nst, self._row_work,
+                    self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
+                    self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
+            if self.parallel:
+                repulsion.build_half_lists_parallel(*args, numba.get_num_threads())
+            else:
+                repulsion.build_half_lists(*args)
             k, ks, n_touch = repulsion.list_stats(self._nbr_count, self._s_nbr_count, n,
                                                   self._touch)
             # the fluid list is written branch-free (see _half_list_row): it needs a spare slot
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
-                return nst, n_touch
+                break
             if k >= self._nbr.shape[1]:
                 self._nbr = np.zeros((self._cap, k + 2), np.uint32)
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.uint32)
+        repulsion.row_pairs(self._nb_start, nx, ny, self._nbr_count, self._s_nbr_count,
+                            self._row_work)
+        nst = repulsion.stripe_rows(self._nb_start, nx, ny, repulsion.N_STRIPES, self._stripes,
+                                    self._row_work)
+        return nst, n_touch
 
     def collide(self, h: float) -> None:
         """Eq. 3 on a grid shifted by a random vector (if ``grid_shift``)."""
