@@ -128,7 +128,7 @@ def kernel_sort(sc: Scene):
     start = np.full(ncell + 1, -7, np.int64)
     cell_of = np.zeros(cap, np.int64)
     binning.sort_particles(sc.pos, sc.vel, sc.mat, sc.n, 1.0 / sc.nb_h, sc.nb_nx, sc.nb_ny,
-                           pos2, vel2, mat2, start, cell_of)
+                           pos2, vel2, mat2, start, cell_of, np.array([0, ncell - 1, -1]))
     return pos2, vel2, mat2, start, cell_of
 
 
@@ -160,6 +160,36 @@ def test_sort_particles_exact(seed, gamma, grid):
     cx = np.clip((sc.pos[:n, 0] * (1.0 / sc.nb_h)).astype(int), 0, sc.nb_nx - 1)
     assert np.array_equal(rp, sc.pos[:n][np.argsort(rcell, kind="stable")])
     assert rcell.max() < sc.nb_nx * sc.nb_ny and np.array_equal(rcell % sc.nb_nx, cx)
+
+
+def test_sort_particles_reuses_its_span_exactly():
+    """Successive sorts into the same ``cell_start`` touch only the occupied span (and the last
+    one's), yet always give the full prefix array: bands moving up and down, growing, shrinking,
+    a particle count that changes, and no particle at all."""
+    rng = np.random.default_rng(11)
+    nx, ny, h = 13, 40, 1.0
+    ncell = nx * ny
+    start = np.full(ncell + 1, -7, np.int64)
+    span = np.array([0, ncell - 1, -1])
+    cap = 300
+    pos2, vel2, mat2 = np.zeros((cap, 2)), np.zeros((cap, 2)), np.zeros(cap, np.uint8)
+    cell_of = np.zeros(cap, np.int64)
+    bands = [(5, 9, 200), (20, 30, 200), (0, 3, 200), (0, 40, 150), (38, 40, 150), (10, 12, 0),
+             (10, 12, 50), (-5, 45, 300), (17, 18, 300)]
+    for y0, y1, n in bands:
+        pos = np.zeros((cap, 2))
+        pos[:n] = rng.uniform([0.0, y0], [nx * h, y1], (n, 2))
+        vel = rng.normal(0.0, 1.0, (cap, 2))
+        mat = rng.integers(0, 3, cap).astype(np.uint8)
+        binning.sort_particles(pos, vel, mat, n, 1.0 / h, nx, ny, pos2, vel2, mat2, start,
+                               cell_of, span)
+        rp, rv, rm, rstart, rcell = ref.sort_particles(pos, vel, mat, n, 1.0 / h, nx, ny)
+        np.testing.assert_array_equal(start, rstart)
+        np.testing.assert_array_equal(pos2[:n], rp)
+        np.testing.assert_array_equal(vel2[:n], rv)
+        np.testing.assert_array_equal(mat2[:n], rm)
+        if n:
+            assert (span[0], span[1], span[2]) == (rcell.min(), rcell.max(), n)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -827,3 +857,34 @@ def test_random_signs_are_balanced_deterministic_and_uncorrelated():
     assert abs((a[1:] * a[:-1]).astype(float).mean()) < 0.01       # neighbours independent
     collision.random_signs(2025, b)
     assert abs((a * b).astype(float).mean()) < 0.01                # another seed, other signs
+    # a sub-range gets the same signs as the full fill and leaves the rest alone
+    c = np.zeros_like(a)
+    collision.random_signs(2024, c, 500, 7000)
+    assert np.array_equal(c[500:7000], a[500:7000])
+    assert not c[:500].any() and not c[7000:].any()
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_srd_collide_draws_the_signs_of_the_rows_in_use(parallel):
+    """With a seed, the kernel fills the signs of the rows from the lowest to the highest
+    particle only, and the result equals a run on signs drawn for every cell beforehand."""
+    sc = make_scene(4)
+    ncx, ncy = sc.nx + 1, sc.ny + 1
+    nc = ncx * ncy
+    pos = sc.pos.copy()
+    pos[: sc.n, 1] = 10.0 + (pos[: sc.n, 1] % 9.0)   # every particle in rows 1..2 (shift 3.5)
+    collide = collision.srd_collide_parallel if parallel else collision.srd_collide
+    full = np.zeros(nc, np.int8)
+    collision.random_signs(77, full)
+    results = []
+    for seed, signs in ((-1, full.copy()), (77, np.zeros(nc, np.int8))):
+        v = sc.vel.copy()
+        collide(pos, v, sc.mat, sc.n, sc.mass, sc.alpha, sc.visc, sc.a0, 1.0, 3.5, ncx, ncy, signs,
+                np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc), np.zeros((nc, 2)),
+                seed)
+        results.append((v, signs))
+    assert np.array_equal(results[0][0], results[1][0])
+    drawn = results[1][1]
+    rows = np.nonzero(drawn.reshape(ncy, ncx).any(axis=1))[0]
+    assert rows.tolist() == [1, 2]
+    assert np.array_equal(drawn[ncx: 3 * ncx], full[ncx: 3 * ncx])

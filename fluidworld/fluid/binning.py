@@ -30,26 +30,40 @@ def _cell_index(x: float, y: float, inv_h: float, nx: int, ny: int) -> int:
 
 @njit(cache=True)
 def sort_particles(
-    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of
+    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of, span
 ):
     """Counting sort of the first ``n`` particles by cell; writes the sorted copies to ``*_out``.
 
     ``cell_start`` (``nx*ny + 1``) receives the first sorted index of each cell; ``cell_of`` (n)
-    is scratch. The sort is stable, so equal inputs give
-    bit-identical outputs.
+    is scratch. The sort is stable, so equal inputs give bit-identical outputs.
+
+    Only the cells from the first to the last occupied one are counted and summed (a level is
+    mostly air: at 100k particles the grid has ~450k cells, ~5x the particles). ``span``
+    (int64[3]) carries ``(first, last, n)`` of the previous call on the same ``cell_start``; cells
+    that were occupied then but lie outside the new span are reset, so the result is always the
+    full prefix array. Pass ``(0, nx*ny - 1, -1)`` for a ``cell_start`` of unknown content.
     """
     ncell = nx * ny
-    for c in range(ncell + 1):
-        cell_start[c] = 0
+    lo = ncell
+    hi = -1
     for i in range(n):
         c = _cell_index(pos[i, 0], pos[i, 1], inv_h, nx, ny)
         cell_of[i] = c
-        cell_start[c + 1] += 1
+        lo = min(lo, c)
+        hi = max(hi, c)
+    # cell_start entries to rewrite: those of this span and of the previous one (before the
+    # span: 0, after it: n); every entry after the last occupied cell changes if n did
+    a = min(lo, span[0])
+    b = ncell - 1 if n != span[2] else max(hi, span[1])
+    for c in range(lo, hi + 1):
+        cell_start[c + 1] = 0
+    for i in range(n):
+        cell_start[cell_of[i] + 1] += 1
     # exclusive prefix shifted by one cell: cell_start[c + 1] = first index of cell c; the scatter
     # then advances it to the first index of cell c + 1, which is its final value (no cursor
     # array, one pass over the grid fewer)
     run = 0
-    for c in range(ncell):
+    for c in range(lo, hi + 1):
         k = cell_start[c + 1]
         cell_start[c + 1] = run
         run += k
@@ -62,6 +76,13 @@ def sort_particles(
         vel_out[d, 0] = vel[i, 0]
         vel_out[d, 1] = vel[i, 1]
         mat_out[d] = mat[i]
+    for c in range(a, min(lo, ncell) + 1):
+        cell_start[c] = 0
+    for c in range(hi + 2, b + 2):
+        cell_start[c] = n
+    span[0] = lo
+    span[1] = hi
+    span[2] = n
 
 
 @njit(cache=True)

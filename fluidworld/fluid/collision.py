@@ -25,11 +25,14 @@ __all__ = ["srd_collide", "srd_collide_parallel", "random_signs"]
 
 
 @njit(cache=True)
-def random_signs(seed, signs):
-    """Fill ``signs`` (int8) with +1/-1 from ``seed``: bit 63 of SplitMix64 of ``seed + k`` for
-    cell k (Steele et al. 2014), so one random draw per substep decides every cell's rotation
-    direction without a numpy call per cell."""
-    for k in range(len(signs)):
+def random_signs(seed, signs, c0=0, c1=-1):
+    """Fill ``signs[c0:c1]`` (int8; all of it by default) with +1/-1 from ``seed``: bit 63 of
+    SplitMix64 of ``seed + k`` for cell k (Steele et al. 2014), so one random draw per substep
+    decides every cell's rotation direction without a numpy call per cell. A cell's sign does not
+    depend on the range filled."""
+    if c1 < 0:
+        c1 = len(signs)
+    for k in range(c0, c1):
         z = np.uint64(seed) + np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -51,6 +54,28 @@ def _srd_cell(x, y, inv, shift_x, shift_y, ncx, ncy):
     cx = min(max(int((x + shift_x) * inv), 0), ncx - 1)
     cy = min(max(int((y + shift_y) * inv), 0), ncy - 1)
     return cy * ncx + cx
+
+
+@njit(cache=True)
+def _y_range(pos, i0, i1):
+    lo = np.inf
+    hi = -np.inf
+    for i in range(i0, i1):
+        y = pos[i, 1]
+        lo = min(lo, y)
+        hi = max(hi, y)
+    return lo, hi
+
+
+@njit(cache=True)
+def _cell_span(lo, hi, inv, shift_y, ncx, ncy):
+    """Cells ``c0..c1`` of the rows holding particles with ``lo <= y <= hi`` (the row of a
+    particle is a monotonic function of its y)."""
+    if lo > hi:  # no particle
+        return 0, 0
+    r0 = min(max(int((lo + shift_y) * inv), 0), ncy - 1)
+    r1 = min(max(int((hi + shift_y) * inv), 0), ncy - 1)
+    return r0 * ncx, (r1 + 1) * ncx
 
 
 @njit(cache=True)
@@ -120,7 +145,7 @@ def _rotate(i0, i1, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, 
 
 @njit(cache=True)
 def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x, shift_y, ncx,
-                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs):
+                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs, seed=-1):
     """Rotate relative velocities in every SRD cell (Eq. 3), in place.
 
     Args:
@@ -130,35 +155,55 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         ncx, ncy: shifted-grid size (one more than the domain's cells in each direction).
         signs: per-cell rotation sign (+1/-1), int8, length ``ncx*ncy``.
         cell_m, cell_a, cell_nu: scratch (``ncx*ncy``); cell_p, cell_cs: scratch (``ncx*ncy``, 2).
+        seed: if ``>= 0``, the signs of the cells in use are first drawn from it
+            (:func:`random_signs`); ``-1`` uses ``signs`` as given.
+
+    Only the rows from the lowest to the highest particle are visited; the scratch of the other
+    cells is left as it was.
     """
-    ncell = ncx * ncy
     inv = 1.0 / a0
+    lo, hi = _y_range(pos, 0, n)
+    c0, c1 = _cell_span(lo, hi, inv, shift_y, ncx, ncy)
+    if seed >= 0:
+        random_signs(seed, signs, c0, c1)
     uniform = _uniform(alpha_table, visc_table)
-    _zero_cells(0, ncell, uniform, cell_m, cell_p, cell_a, cell_nu)
+    _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu)
     _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
                 ncy, uniform, cell_m, cell_p, cell_a, cell_nu)
-    _finish_cells(0, ncell, uniform, alpha_table[0], visc_table[0], signs, cell_m, cell_p, cell_a,
+    _finish_cells(c0, c1, uniform, alpha_table[0], visc_table[0], signs, cell_m, cell_p, cell_a,
                   cell_nu, cell_cs)
     _rotate(0, n, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs)
 
 
 @njit(cache=True, parallel=True)
 def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x,
-                         shift_y, ncx, ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs):
+                         shift_y, ncx, ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs,
+                         seed=-1):
     """:func:`srd_collide` with the cell and rotation loops in parallel; bit-identical results
     (the sums into cells stay serial, in particle order)."""
-    ncell = ncx * ncy
     inv = 1.0 / a0
-    uniform = _uniform(alpha_table, visc_table)
     chunk = 8192
-    for t in prange((ncell + chunk - 1) // chunk):
-        _zero_cells(t * chunk, min(ncell, (t + 1) * chunk), uniform, cell_m, cell_p, cell_a,
-                    cell_nu)
+    nchunk = (n + chunk - 1) // chunk
+    los = np.empty(max(nchunk, 1))
+    his = np.empty(max(nchunk, 1))
+    los[0] = np.inf
+    his[0] = -np.inf
+    for t in prange(nchunk):
+        los[t], his[t] = _y_range(pos, t * chunk, min(n, (t + 1) * chunk))
+    c0, c1 = _cell_span(los.min(), his.max(), inv, shift_y, ncx, ncy)
+    ncc = (c1 - c0 + chunk - 1) // chunk
+    if seed >= 0:
+        for t in prange(ncc):
+            random_signs(seed, signs, c0 + t * chunk, min(c1, c0 + (t + 1) * chunk))
+    uniform = _uniform(alpha_table, visc_table)
+    for t in prange(ncc):
+        _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, cell_m, cell_p,
+                    cell_a, cell_nu)
     _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
                 ncy, uniform, cell_m, cell_p, cell_a, cell_nu)
-    for t in prange((ncell + chunk - 1) // chunk):
-        _finish_cells(t * chunk, min(ncell, (t + 1) * chunk), uniform, alpha_table[0],
+    for t in prange(ncc):
+        _finish_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, alpha_table[0],
                       visc_table[0], signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
-    for t in prange((n + chunk - 1) // chunk):
+    for t in prange(nchunk):
         _rotate(t * chunk, min(n, (t + 1) * chunk), pos, vel, inv, shift_x, shift_y, ncx, ncy,
                 cell_p, cell_nu, cell_cs)

@@ -96,6 +96,8 @@ class FluidSystem:
         self.nb_nx = max(1, math.ceil(p.width / self.nb_h))
         self.nb_ny = max(1, math.ceil(p.height / self.nb_h))
         self._nb_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
+        # occupied cells of the last sort, (first, last, count): see binning.sort_particles
+        self._nb_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
         self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
         self._stripes = np.zeros(repulsion.N_STRIPES + 1, np.int64)
         # pairs listed per neighbour-grid row in the last substep: balances the stripes
@@ -414,7 +416,8 @@ class FluidSystem:
         n = self.count
         inv = 1.0 / self.nb_h
         binning.sort_particles(self.pos, self.vel, self.mat, n, inv, self.nb_nx, self.nb_ny,
-                               self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of)
+                               self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of,
+                               self._nb_span)
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
         self.mat, self._mat2 = self._mat2, self.mat
@@ -488,12 +491,11 @@ class FluidSystem:
         u = self.rng.random(3)  # the grid shift and the seed of the cells' rotation signs
         sx, sy = (u[0] * p.a0, u[1] * p.a0) if p.grid_shift else (0.0, 0.0)
         ncx, ncy = self.nx + 1, self.ny + 1
-        signs = self._srd_signs
-        collision.random_signs(int(u[2] * 2.0**53), signs)
         collide = collision.srd_collide_parallel if self.parallel else collision.srd_collide
+        # the kernel draws the signs of the rows in use from the seed (collision.random_signs)
         collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
-                sx, sy, ncx, ncy, signs, self._srd_m, self._srd_p, self._srd_a, self._srd_nu,
-                self._srd_cs)
+                sx, sy, ncx, ncy, self._srd_signs, self._srd_m, self._srd_p, self._srd_a,
+                self._srd_nu, self._srd_cs, int(u[2] * 2.0**53))
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
