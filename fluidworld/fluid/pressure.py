@@ -42,6 +42,8 @@ __all__ = [
     "solver_coefficients",
     "solve_padded",
     "solve_padded_parallel",
+    "solve_padded_pair",
+    "solve_padded_pair_parallel",
     "active_rows",
     "converged_correction",
     "apply_cell_correction",
@@ -419,6 +421,64 @@ def solve_padded_parallel(phi_pad, rhs, cnt, invk, iters, omega, spans, rows):
         for color in range(2):
             for t in prange(len(rows)):
                 _sweep_row(rows[t], color, phi_pad, rhs, invk, omega, spans)
+
+
+@njit(cache=True)
+def _sweep_row_pair(j, color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans):
+    """:func:`_sweep_row` on two fields with the same coefficients, in one pass over the row."""
+    lo = spans[j, 0]
+    hi = spans[j, 1]
+    if hi <= lo:
+        return
+    up = phi_pad[j + 2]
+    mid = phi_pad[j + 1]
+    down = phi_pad[j]
+    up2 = psi_pad[j + 2]
+    mid2 = psi_pad[j + 1]
+    down2 = psi_pad[j]
+    rr = rhs[j]
+    rr2 = rhs2[j]
+    kk = invk[j]
+    for i in range(lo + ((j + color + lo) & 1), hi, 2):
+        k = kk[i]
+        s = mid[i + 2] + mid[i] + up[i + 1] + down[i + 1]
+        p = mid[i + 1]
+        mid[i + 1] = p + omega * ((s - rr[i]) * k - p)
+        s2 = mid2[i + 2] + mid2[i] + up2[i + 1] + down2[i + 1]
+        p2 = mid2[i + 1]
+        mid2[i + 1] = p2 + omega * ((s2 - rr2[i]) * k - p2)
+
+
+@njit(cache=True)
+def solve_padded_pair(phi_pad, rhs, psi_pad, rhs2, cnt, invk, iters, omega, spans, rows=None):
+    """:func:`solve_padded` for two right-hand sides on the same grid (the pressure and the
+    density potential) in the same sweeps: each field gets exactly the updates it would get
+    alone (bit-identical), but the rows, coefficients and parallel regions are shared."""
+    if iters <= 0:
+        return
+    act = _all_rows(cnt.shape[0], rows)
+    for j in act:
+        _zero_air(j, cnt, phi_pad)
+        _zero_air(j, cnt, psi_pad)
+    for _ in range(iters):
+        for color in range(2):
+            for j in act:
+                _sweep_row_pair(j, color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans)
+
+
+@njit(cache=True, parallel=True)
+def solve_padded_pair_parallel(phi_pad, rhs, psi_pad, rhs2, cnt, invk, iters, omega, spans,
+                               rows):
+    """:func:`solve_padded_pair` with the rows of one colour in parallel; bit-identical."""
+    if iters <= 0:
+        return
+    for t in prange(len(rows)):
+        _zero_air(rows[t], cnt, phi_pad)
+        _zero_air(rows[t], cnt, psi_pad)
+    for _ in range(iters):
+        for color in range(2):
+            for t in prange(len(rows)):
+                _sweep_row_pair(rows[t], color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans)
 
 
 @njit(cache=True)

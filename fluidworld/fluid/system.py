@@ -520,18 +520,21 @@ class FluidSystem:
             rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
             rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
                 self._div, self._rhs_density, rows, self._row_sums, self._row_air)
-            solve = pressure.solve_padded_parallel if par else pressure.solve_padded
             pressure.solver_coefficients(self.cell_count, self._invk, rows)
-            solve(self._phi_pad, self._div, self.cell_count, self._invk, p.pressure_iterations,
-                  _SOR_OMEGA, self._spans, rows)
-            pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
-                                          self.cell_grad, rows)
             shift = p.density_correction > 0.0
-            if shift:
-                solve(self._dpot_pad, self._rhs_density, self.cell_count, self._invk,
-                      p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
+            if shift:  # both potentials in the same sweeps (same coefficients, same rows)
+                solve2 = pressure.solve_padded_pair_parallel if par else pressure.solve_padded_pair
+                solve2(self._phi_pad, self._div, self._dpot_pad, self._rhs_density,
+                       self.cell_count, self._invk, p.pressure_iterations, _SOR_OMEGA,
+                       self._spans, rows)
                 pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
                                               self._grad_density, rows)
+            else:
+                solve = pressure.solve_padded_parallel if par else pressure.solve_padded
+                solve(self._phi_pad, self._div, self.cell_count, self._invk,
+                      p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
+            pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
+                                          self.cell_grad, rows)
             # one flood fill for both fields: neither may move a free body of water as a whole
             pressure.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
                                        self.solid_fraction, p.gamma, self._flood,
