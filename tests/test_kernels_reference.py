@@ -381,13 +381,13 @@ def test_apply_displacements(seed):
 
 
 # ----------------------------------------------------------------------------- SRD collision
-def kernel_srd(sc, vel, shift, signs):
+def kernel_srd(sc, vel, shift, signs, collide=collision.srd_collide):
     ncx, ncy = sc.nx + 1, sc.ny + 1
     nc = ncx * ncy
     v = vel.copy()
-    collision.srd_collide(sc.pos, v, sc.mat, sc.n, sc.mass, sc.alpha, sc.visc, sc.a0, shift[0],
-                          shift[1], ncx, ncy, signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc),
-                          np.zeros(nc), np.zeros((nc, 2)))
+    collide(sc.pos, v, sc.mat, sc.n, sc.mass, sc.alpha, sc.visc, sc.a0, shift[0], shift[1], ncx,
+            ncy, signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc),
+            np.zeros((nc, 2)))
     return v
 
 
@@ -409,6 +409,8 @@ def test_srd_collide(seed, uniform):
         assert np.abs(rv - sc.vel[:sc.n]).max() > 0.1     # it did something
         close(v[:sc.n], rv)
         np.testing.assert_array_equal(v[sc.n:], sc.vel[sc.n:])
+        vp = kernel_srd(sc, sc.vel, shift, signs, collision.srd_collide_parallel)
+        assert np.array_equal(vp, v)                         # parallel: bit-identical
 
 
 # ----------------------------------------------------------------------------- pressure

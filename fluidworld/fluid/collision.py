@@ -41,12 +41,20 @@ def random_signs(seed, signs, c0=0, c1=-1):
 
 
 @njit(cache=True)
-def _uniform(alpha_table, visc_table):
-    """Whether all materials share alpha and nu (the usual case: one cos/sin per step)."""
-    for k in range(1, len(alpha_table)):
-        if alpha_table[k] != alpha_table[0] or visc_table[k] != visc_table[0]:
-            return False
-    return True
+def _uniform(alpha_table, visc_table, mat, n):
+    """Whether the materials present among the ``n`` particles share alpha and nu (the usual
+    case: one cos/sin per step), and the first present material (0 if none)."""
+    seen = np.zeros(len(alpha_table), np.bool_)
+    for i in range(n):
+        seen[mat[i]] = True
+    k0 = -1
+    for k in range(len(alpha_table)):
+        if seen[k]:
+            if k0 < 0:
+                k0 = k
+            elif alpha_table[k] != alpha_table[k0] or visc_table[k] != visc_table[k0]:
+                return False, k0
+    return True, max(k0, 0)
 
 
 @njit(cache=True, inline="always")
@@ -91,7 +99,8 @@ def _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu):
 
 @njit(cache=True)
 def _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
-                ncx, ncy, uniform, cell_m, cell_p, cell_a, cell_nu):
+                ncx, ncy, cell_m, cell_p, cell_a, cell_nu):
+    """Mass, momentum, and mass-weighted alpha and nu of every cell (mixed materials)."""
     for i in range(n):
         c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         k = mat[i]
@@ -99,32 +108,58 @@ def _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shif
         cell_m[c] += m
         cell_p[c, 0] += m * vel[i, 0]
         cell_p[c, 1] += m * vel[i, 1]
-        if not uniform:
-            cell_a[c] += m * alpha_table[k]
-            cell_nu[c] += m * visc_table[k]
+        cell_a[c] += m * alpha_table[k]
+        cell_nu[c] += m * visc_table[k]
 
 
 @njit(cache=True)
-def _finish_cells(c0, c1, uniform, alpha0, visc0, signs, cell_m, cell_p, cell_a, cell_nu,
-                  cell_cs):
+def _finish_cells(c0, c1, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs):
     """Mean velocity, rotation cos/sin and kept fraction ``1 - nu`` of cells ``c0..c1``."""
-    ca0 = math.cos(alpha0)
-    sa0 = math.sin(alpha0)
-    keep0 = 1.0 - visc0
     for c in range(c0, c1):
         m = cell_m[c]
         if m > 0.0:
             cell_p[c, 0] /= m
             cell_p[c, 1] /= m
-            if uniform:
-                cell_cs[c, 0] = ca0
-                cell_cs[c, 1] = sa0 if signs[c] > 0 else -sa0
-                cell_nu[c] = keep0
-            else:
-                a = signs[c] * cell_a[c] / m
-                cell_cs[c, 0] = math.cos(a)
-                cell_cs[c, 1] = math.sin(a)
-                cell_nu[c] = 1.0 - cell_nu[c] / m
+            a = signs[c] * cell_a[c] / m
+            cell_cs[c, 0] = math.cos(a)
+            cell_cs[c, 1] = math.sin(a)
+            cell_nu[c] = 1.0 - cell_nu[c] / m
+
+
+@njit(cache=True)
+def _accumulate_uniform(pos, vel, mat, n, mass_table, inv, shift_x, shift_y, ncx, ncy, cell_m,
+                        cell_p, cell_of):
+    """:func:`_accumulate` when all materials share alpha and nu; remembers each cell."""
+    for i in range(n):
+        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
+        cell_of[i] = c
+        m = mass_table[mat[i]]
+        cell_m[c] += m
+        cell_p[c, 0] += m * vel[i, 0]
+        cell_p[c, 1] += m * vel[i, 1]
+
+
+@njit(cache=True)
+def _mean_velocity(c0, c1, cell_m, cell_p):
+    for c in range(c0, c1):
+        m = cell_m[c]
+        if m > 0.0:
+            cell_p[c, 0] /= m
+            cell_p[c, 1] /= m
+
+
+@njit(cache=True)
+def _rotate_uniform(i0, i1, vel, cell_of, cell_p, signs, ca, sa, keep):
+    """Eq. 3 for particles ``i0..i1`` when every cell turns by the same ``+-alpha``."""
+    for i in range(i0, i1):
+        c = cell_of[i]
+        ux = cell_p[c, 0]
+        uy = cell_p[c, 1]
+        s = sa if signs[c] > 0 else -sa
+        wx = vel[i, 0] - ux
+        wy = vel[i, 1] - uy
+        vel[i, 0] = ux + keep * (ca * wx - s * wy)
+        vel[i, 1] = uy + keep * (s * wx + ca * wy)
 
 
 @njit(cache=True)
@@ -145,7 +180,7 @@ def _rotate(i0, i1, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, 
 
 @njit(cache=True)
 def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x, shift_y, ncx,
-                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs, seed=-1):
+                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs, seed=-1, cell_of=None):
     """Rotate relative velocities in every SRD cell (Eq. 3), in place.
 
     Args:
@@ -157,6 +192,7 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         cell_m, cell_a, cell_nu: scratch (``ncx*ncy``); cell_p, cell_cs: scratch (``ncx*ncy``, 2).
         seed: if ``>= 0``, the signs of the cells in use are first drawn from it
             (:func:`random_signs`); ``-1`` uses ``signs`` as given.
+        cell_of: optional int64 scratch (``n``) for each particle's cell (else allocated).
 
     Only the rows from the lowest to the highest particle are visited; the scratch of the other
     cells is left as it was.
@@ -166,19 +202,27 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
     c0, c1 = _cell_span(lo, hi, inv, shift_y, ncx, ncy)
     if seed >= 0:
         random_signs(seed, signs, c0, c1)
-    uniform = _uniform(alpha_table, visc_table)
+    uniform, k0 = _uniform(alpha_table, visc_table, mat, n)
     _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu)
+    if uniform:  # one angle and one damping for all: no per-cell cos/sin, the cells remembered
+        if cell_of is None:
+            cell_of = np.empty(n, np.int64)
+        _accumulate_uniform(pos, vel, mat, n, mass_table, inv, shift_x, shift_y, ncx, ncy, cell_m,
+                            cell_p, cell_of)
+        _mean_velocity(c0, c1, cell_m, cell_p)
+        _rotate_uniform(0, n, vel, cell_of, cell_p, signs, math.cos(alpha_table[k0]),
+                        math.sin(alpha_table[k0]), 1.0 - visc_table[k0])
+        return
     _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
-                ncy, uniform, cell_m, cell_p, cell_a, cell_nu)
-    _finish_cells(c0, c1, uniform, alpha_table[0], visc_table[0], signs, cell_m, cell_p, cell_a,
-                  cell_nu, cell_cs)
+                ncy, cell_m, cell_p, cell_a, cell_nu)
+    _finish_cells(c0, c1, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
     _rotate(0, n, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs)
 
 
 @njit(cache=True, parallel=True)
 def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x,
                          shift_y, ncx, ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs,
-                         seed=-1):
+                         seed=-1, cell_of=None):
     """:func:`srd_collide` with the cell and rotation loops in parallel; bit-identical results
     (the sums into cells stay serial, in particle order)."""
     inv = 1.0 / a0
@@ -195,15 +239,29 @@ def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, 
     if seed >= 0:
         for t in prange(ncc):
             random_signs(seed, signs, c0 + t * chunk, min(c1, c0 + (t + 1) * chunk))
-    uniform = _uniform(alpha_table, visc_table)
+    uniform, k0 = _uniform(alpha_table, visc_table, mat, n)
     for t in prange(ncc):
         _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, cell_m, cell_p,
                     cell_a, cell_nu)
+    if uniform:
+        if cell_of is None:
+            cell_of = np.empty(n, np.int64)
+        _accumulate_uniform(pos, vel, mat, n, mass_table, inv, shift_x, shift_y, ncx, ncy, cell_m,
+                            cell_p, cell_of)
+        for t in prange(ncc):
+            _mean_velocity(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), cell_m, cell_p)
+        ca = math.cos(alpha_table[k0])
+        sa = math.sin(alpha_table[k0])
+        keep = 1.0 - visc_table[k0]
+        for t in prange(nchunk):
+            _rotate_uniform(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, cell_p, signs, ca, sa,
+                            keep)
+        return
     _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
-                ncy, uniform, cell_m, cell_p, cell_a, cell_nu)
+                ncy, cell_m, cell_p, cell_a, cell_nu)
     for t in prange(ncc):
-        _finish_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, alpha_table[0],
-                      visc_table[0], signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
+        _finish_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), signs, cell_m, cell_p, cell_a,
+                      cell_nu, cell_cs)
     for t in prange(nchunk):
         _rotate(t * chunk, min(n, (t + 1) * chunk), pos, vel, inv, shift_x, shift_y, ncx, ncy,
                 cell_p, cell_nu, cell_cs)

@@ -495,7 +495,7 @@ class FluidSystem:
         # the kernel draws the signs of the rows in use from the seed (collision.random_signs)
         collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
                 sx, sy, ncx, ncy, self._srd_signs, self._srd_m, self._srd_p, self._srd_a,
-                self._srd_nu, self._srd_cs, int(u[2] * 2.0**53))
+                self._srd_nu, self._srd_cs, int(u[2] * 2.0**53), self._cell_of)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
