@@ -246,6 +246,47 @@ def test_fast_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
         return world.fluid.state_hash(), bodies
 
     assert C._CP is not None  # pymunk 6.9 and 7.x both expose the getters
+    assert C._BATCH is not None  # ... and pymunk.batch
     fast = run()
-    monkeypatch.setattr(C, "_CP", None)
+    monkeypatch.setattr(C, "_BATCH", None)  # getters only
     assert run() == fast
+    monkeypatch.setattr(C, "_CP", None)  # public properties only
+    assert run() == fast
+
+
+def test_batch_read_falls_back_when_a_body_leaves_the_space() -> None:
+    """Poses come from one ``pymunk.batch`` call over the bodies' space; the space's other
+    bodies are skipped, a reordered space is found again, and a coupled body that is not in the
+    space makes the coupler read body by body: the state is the same every way."""
+    world = pool(240.0, 200.0, 80.0)
+    box = world.add_box((80.0, 120.0), (30.0, 20.0), density=0.5).body
+    ball = world.add_ball((160.0, 130.0), 12.0, density=0.7).body
+    stranger = pymunk.Body(1.0, 1.0)  # in the space, not coupled
+    stranger.position = (5.0, 190.0)
+    world.space.add(stranger, pymunk.Circle(stranger, 2.0))
+    for _ in range(5):
+        world.step()
+    c = world.coupler
+
+    def state_by_getters() -> np.ndarray:
+        buf, c._batch_buf = c._batch_buf, None
+        c.read_bodies(False)
+        c._batch_buf = buf
+        return c.state.copy()
+
+    assert c._read_batch()
+    c.read_bodies(False)
+    np.testing.assert_array_equal(c.state, state_by_getters())
+    # the space's order changes: a body removed and added again goes to the end
+    world.space.remove(box, *box.shapes)
+    world.space.add(box, *box.shapes)
+    assert c._read_batch()
+    c.read_bodies(False)
+    np.testing.assert_array_equal(c.state, state_by_getters())
+    # a coupled body outside the space: no batch read, the getters give its state
+    world.space.remove(ball, *ball.shapes)
+    ball.position = (150.0, 60.0)
+    assert not c._read_batch()
+    c.read_bodies(False)
+    np.testing.assert_array_equal(c.state, state_by_getters())
+    assert c.state[c.bodies.index(ball), :2].tolist() == [150.0, 60.0]

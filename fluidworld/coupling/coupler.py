@@ -59,6 +59,23 @@ def _chipmunk_reader() -> object | None:
 
 _CP = _chipmunk_reader()
 
+
+def _batch_reader() -> object | None:
+    """``pymunk.batch`` (6.6+, 7.x): every body of a space read in one C call. ``None`` where
+    this pymunk has no batch module; the coupler then reads body by body."""
+    try:
+        import pymunk.batch as batch
+
+        return batch
+    except Exception:
+        return None
+
+
+_BATCH = _batch_reader()
+_BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
+                 | _BATCH.BodyFields.POSITION | _BATCH.BodyFields.ANGLE
+                 | _BATCH.BodyFields.VELOCITY | _BATCH.BodyFields.ANGULAR_VELOCITY)
+
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
 
@@ -166,6 +183,7 @@ class Coupler:
         ny, nx = fluid.grid_shape
         self._cell_imp = np.zeros((ny * nx, 2))
         self._cell_mass = np.zeros(ny * nx)
+        self._touched = np.zeros(0, np.int64)  # scratch: particles in cells with an impulse
         self._col_w = 0.5 * p.a0
         self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
         self._vmax = 0.0  # largest particle speed component seen in the last exchange
@@ -267,6 +285,11 @@ class Coupler:
         self._cog_local = np.zeros((nb, 2))  # each body's centre of gravity, body frame
         self._raw = np.zeros((nb, 6))
         self._handles = [b._body for b in bodies] if _CP is not None else []
+        # batch reads: the bodies' ids, and where they were in the space's body order last time
+        self._ids = np.array([b.id for b in bodies], np.uint64)
+        self._batch_rows = np.zeros(0, np.int64)
+        self._batch_len = -1
+        self._batch_buf = _BATCH.Buffer() if _BATCH is not None and bodies else None
         # the fluid's solid arrays: walls first, then our outline particles
         f = self.fluid
         f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
@@ -309,7 +332,9 @@ class Coupler:
                     self._inv_mass[k] = 1.0 / m if m > 0 and math.isfinite(m) else 0.0
                     self._inv_moment[k] = 1.0 / i if i > 0 and math.isfinite(i) else 0.0
         rows = []
-        if cp is not None:
+        if self._read_batch():
+            K.body_state(self._raw, self._cog_local, st)
+        elif cp is not None:
             get_p, get_v = cp.cpBodyGetPosition, cp.cpBodyGetVelocity
             get_a, get_w = cp.cpBodyGetAngle, cp.cpBodyGetAngularVelocity
             for h in self._handles:
@@ -329,6 +354,35 @@ class Coupler:
             raise ValueError(
                 f"body {self.bodies[bad]!r} has a non-finite position, angle or velocity"
             )
+
+    def _read_batch(self) -> bool:
+        """Every coupled body's position, angle and velocities into ``_raw`` in one
+        ``pymunk.batch`` call over their space (the same doubles as the getters: bit-identical).
+        False, and nothing read, where the bodies are not all in one space or the batch module
+        is missing: the caller then reads them one by one."""
+        buf = self._batch_buf
+        if buf is None:
+            return False
+        space = self.bodies[0].space
+        if space is None:
+            return False
+        buf.clear()
+        _BATCH.get_space_bodies(space, _BATCH_FIELDS, buf)
+        ids = np.frombuffer(buf.int_buf(), np.uint64)
+        n = len(ids)
+        rows = self._batch_rows
+        # the space keeps its order between steps: check last time's rows before searching
+        if n != self._batch_len or not (ids[rows] == self._ids).all():
+            order = np.argsort(ids, kind="stable")
+            at = np.minimum(np.searchsorted(ids[order], self._ids), max(n - 1, 0))
+            if n == 0 or not (ids[order[at]] == self._ids).all():
+                self._batch_len = -1
+                return False  # a body is not in this space
+            rows = self._batch_rows = order[at]
+            self._batch_len = n
+        np.take(np.frombuffer(buf.float_buf(), np.float64).reshape(n, 6), rows, axis=0,
+                out=self._raw)
+        return True
 
     def sync(self, h: float | None = None, full: bool = True) -> None:
         """Stage ``sync_bodies``: bodies -> solid particles, solid cover, containment geometry.
@@ -478,8 +532,10 @@ class Coupler:
                             f.cell_velocity, f.cell_grad, f.solid_fraction,
                             f.solid_cell_velocity, gamma, self.a0, float(f._mass[0]),
                             prm.drag * layer * h, J, tau, self._cell_imp)
+            if len(self._touched) < f.count:
+                self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
             K.apply_cell_impulses(f.vel, f.mat, f.count, f._cell_of, f._mass, self._cell_imp,
-                                  self._cell_mass)
+                                  self._cell_mass, self._touched)
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:

@@ -563,16 +563,22 @@ def drag_impulses(pos, vel, owner, n, state, levels, dynamic, cell_count, cell_v
 
 
 @njit(cache=True)
-def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass):
+def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, touched):
     """Share each cell's impulse ``cell_imp`` (n_cells, 2) among the particles that the pressure
     stage put in that cell (``cell_of``), by mass: each gets the same velocity change, and the
-    momentum they receive adds up to the impulse exactly. ``cell_mass`` is scratch."""
+    momentum they receive adds up to the impulse exactly. ``cell_mass`` (n_cells) and
+    ``touched`` (n) are scratch: the second pass visits only the particles of cells with an
+    impulse (those next to bodies), listed by the first."""
     cell_mass[:] = 0.0
+    k = 0
     for p in range(n):
         c = cell_of[p]
         if cell_imp[c, 0] != 0.0 or cell_imp[c, 1] != 0.0:
             cell_mass[c] += mass_table[mat[p]]
-    for p in range(n):
+            touched[k] = p
+            k += 1
+    for q in range(k):
+        p = touched[q]
         c = cell_of[p]
         m = cell_mass[c]
         if m > 0.0:
@@ -679,7 +685,10 @@ def column_tops(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, out_top):
     inv_c = 1.0 / col_w
     ncol = out_top.shape[0]
     vmax = 0.0
-    for p in range(n):
+    # top rows first (the particles come sorted by row from the bin stage, give or take a
+    # substep's motion): a column's top is then found early and the particles below it leave at
+    # the first test. The result (a maximum per column) does not depend on the order.
+    for p in range(n - 1, -1, -1):
         vmax = max(vmax, abs(vel[p, 0]), abs(vel[p, 1]))
         x = pos[p, 0]
         y = pos[p, 1]
