@@ -371,6 +371,13 @@ def _zero_air(j, cnt, phi_pad):
             phi_pad[j + 1, i + 1] = 0.0
 
 
+@njit(cache=True, inline="always")
+def _rows_around(pad, j):
+    """Rows ``j + 1``, ``j`` and ``j - 1`` of a zero-bordered field (row j of the grid is
+    ``pad[j + 1]``): above, the row itself, below."""
+    return pad[j + 2], pad[j + 1], pad[j]
+
+
 @njit(cache=True)
 def _sweep_row(j, color, phi_pad, rhs, invk, omega, spans):
     """One colour of one row: ``phi += omega * ((sum of the 4 neighbours - rhs) * invk - phi)``."""
@@ -378,9 +385,7 @@ def _sweep_row(j, color, phi_pad, rhs, invk, omega, spans):
     hi = spans[j, 1]
     if hi <= lo:
         return
-    up = phi_pad[j + 2]
-    mid = phi_pad[j + 1]
-    down = phi_pad[j]
+    up, mid, down = _rows_around(phi_pad, j)
     rr = rhs[j]
     kk = invk[j]
     for i in range(lo + ((j + color + lo) & 1), hi, 2):
@@ -430,12 +435,8 @@ def _sweep_row_pair(j, color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans):
     hi = spans[j, 1]
     if hi <= lo:
         return
-    up = phi_pad[j + 2]
-    mid = phi_pad[j + 1]
-    down = phi_pad[j]
-    up2 = psi_pad[j + 2]
-    mid2 = psi_pad[j + 1]
-    down2 = psi_pad[j]
+    up, mid, down = _rows_around(phi_pad, j)
+    up2, mid2, down2 = _rows_around(psi_pad, j)
     rr = rhs[j]
     rr2 = rhs2[j]
     kk = invk[j]
