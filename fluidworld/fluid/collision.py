@@ -48,18 +48,17 @@ _fill_signs = random_signs
 @njit(cache=True)
 def _uniform(alpha_table, visc_table, mat, n):
     """Whether the materials present among the ``n`` particles share alpha and nu (the usual
-    case: one cos/sin per step), and the first present material (0 if none)."""
-    seen = np.zeros(len(alpha_table), np.bool_)
-    for i in range(n):
-        seen[mat[i]] = True
-    k0 = -1
-    for k in range(len(alpha_table)):
-        if seen[k]:
-            if k0 < 0:
-                k0 = k
-            elif alpha_table[k] != alpha_table[k0] or visc_table[k] != visc_table[k0]:
-                return False, k0
-    return True, max(k0, 0)
+    case: one cos/sin per step), and the first particle's material (0 if none)."""
+    if n == 0:
+        return True, 0
+    k0 = mat[0]
+    a0 = alpha_table[k0]
+    v0 = visc_table[k0]
+    for i in range(1, n):
+        k = mat[i]
+        if alpha_table[k] != a0 or visc_table[k] != v0:
+            return False, k0
+    return True, k0
 
 
 @njit(cache=True, inline="always")
