@@ -254,6 +254,59 @@ def test_fast_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
     assert run() == fast
 
 
+def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write() -> None:
+    """``v += J/m`` and ``w += tau/I`` go to the whole space in one ``pymunk.batch`` write: the
+    coupled dynamic bodies get exactly what the body-by-body write gives them, the space's other
+    bodies (uncoupled, kinematic, static) keep their velocities. A space that lets bodies sleep
+    is written body by body, and an uncoupled sleeping body stays asleep."""
+    world = pool(240.0, 200.0, 80.0)
+    box = world.add_box((80.0, 120.0), (30.0, 20.0), density=0.5).body
+    ball = world.add_ball((160.0, 130.0), 12.0, density=0.7).body
+    stranger = pymunk.Body(1.0, 1.0)  # in the space, not coupled
+    stranger.position, stranger.velocity, stranger.angular_velocity = (5.0, 190.0), (3.0, -1.0), 2.0
+    kin = pymunk.Body(body_type=pymunk.Body.KINEMATIC)
+    kin.position, kin.velocity = (220.0, 190.0), (-1.0, 0.5)
+    world.space.add(stranger, pymunk.Circle(stranger, 2.0), kin, pymunk.Circle(kin, 3.0))
+    for _ in range(3):
+        world.step()
+    c = world.coupler
+    c.read_bodies(True)
+    J = np.array([[0.4, -1.5], [-2.0, 0.25]]) * np.array([[box.mass], [ball.mass]])
+    tau = np.array([0.3 * box.moment, -0.7 * ball.moment])
+    others = [(b.velocity, b.angular_velocity) for b in (stranger, kin)]
+
+    def write(batch: bool) -> list[tuple[float, float, float]]:
+        saved = [(b.velocity, b.angular_velocity) for b in (box, ball)]
+        if batch:
+            assert c._apply_batch(J, tau)
+        else:
+            out, c._batch_out = c._batch_out, None  # no batch write: body by body
+            c._apply(J, tau)
+            c._batch_out = out
+        got = [(b.velocity.x, b.velocity.y, b.angular_velocity) for b in (box, ball)]
+        for b, (v, w) in zip((box, ball), saved, strict=True):
+            b.velocity, b.angular_velocity = v, w
+        return got
+
+    batched, one_by_one = write(True), write(False)
+    assert batched == one_by_one
+    vx, vy, w = batched[0]
+    assert vx == pytest.approx(box.velocity.x + 0.4) and vy == pytest.approx(box.velocity.y - 1.5)
+    assert w == pytest.approx(box.angular_velocity + 0.3)
+    c._apply_batch(J, tau)
+    assert [(b.velocity, b.angular_velocity) for b in (stranger, kin)] == others
+    # sleeping allowed: body by body, and a body that gets nothing is not woken
+    world.space.sleep_time_threshold = 0.5
+    world.space.remove(stranger, *stranger.shapes)
+    world.space.add(stranger, *stranger.shapes)
+    stranger.velocity, stranger.angular_velocity = (0.0, 0.0), 0.0
+    stranger.sleep()
+    assert stranger.is_sleeping
+    assert not c._apply_batch(J, tau)
+    c._apply(J, tau)
+    assert stranger.is_sleeping
+
+
 def test_batch_read_falls_back_when_a_body_leaves_the_space() -> None:
     """Poses come from one ``pymunk.batch`` call over the bodies' space; the space's other
     bodies are skipped, a reordered space is found again, and a coupled body that is not in the

@@ -75,6 +75,9 @@ _BATCH = _batch_reader()
 _BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
                  | _BATCH.BodyFields.POSITION | _BATCH.BodyFields.ANGLE
                  | _BATCH.BodyFields.VELOCITY | _BATCH.BodyFields.ANGULAR_VELOCITY)
+#: What the impulses change, written back for the whole space in one call.
+_BATCH_SET_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.VELOCITY
+                     | _BATCH.BodyFields.ANGULAR_VELOCITY)
 
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
@@ -290,6 +293,10 @@ class Coupler:
         self._batch_rows = np.zeros(0, np.int64)
         self._batch_len = -1
         self._batch_buf = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
+        # read into it would let pymunk reallocate numpy's memory
+        self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        self._batch_vel = np.zeros((0, 3))
         # the fluid's solid arrays: walls first, then our outline particles
         f = self.fluid
         f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
@@ -355,17 +362,17 @@ class Coupler:
                 f"body {self.bodies[bad]!r} has a non-finite position, angle or velocity"
             )
 
-    def _read_batch(self) -> bool:
-        """Every coupled body's position, angle and velocities into ``_raw`` in one
-        ``pymunk.batch`` call over their space (the same doubles as the getters: bit-identical).
-        False, and nothing read, where the bodies are not all in one space or the batch module
-        is missing: the caller then reads them one by one."""
+    def _space_rows(self) -> NDArray[np.float64] | None:
+        """Every body of the coupled bodies' space in one ``pymunk.batch`` call: an (n, 6) view
+        of positions, angles and velocities in the space's order (the same doubles as the
+        getters), with ``_batch_rows`` the coupled bodies' rows. ``None`` where there are no
+        bodies, they are not all in one space or the batch module is missing."""
         buf = self._batch_buf
-        if buf is None:
-            return False
+        if buf is None:  # no batch module, or no bodies
+            return None
         space = self.bodies[0].space
         if space is None:
-            return False
+            return None
         buf.clear()
         _BATCH.get_space_bodies(space, _BATCH_FIELDS, buf)
         ids = np.frombuffer(buf.int_buf(), np.uint64)
@@ -377,11 +384,20 @@ class Coupler:
             at = np.minimum(np.searchsorted(ids[order], self._ids), max(n - 1, 0))
             if n == 0 or not (ids[order[at]] == self._ids).all():
                 self._batch_len = -1
-                return False  # a body is not in this space
-            rows = self._batch_rows = order[at]
+                return None  # a body is not in this space
+            self._batch_rows = order[at]
             self._batch_len = n
-        np.take(np.frombuffer(buf.float_buf(), np.float64).reshape(n, 6), rows, axis=0,
-                out=self._raw)
+        return np.frombuffer(buf.float_buf(), np.float64).reshape(n, 6)
+
+    def _read_batch(self) -> bool:
+        """Every coupled body's position, angle and velocities into ``_raw`` in one
+        ``pymunk.batch`` call over their space (bit-identical to the getters). False, and
+        nothing read, where that cannot be done (see :meth:`_space_rows`): the caller then
+        reads them one by one."""
+        raw = self._space_rows()
+        if raw is None:
+            return False
+        np.take(raw, self._batch_rows, axis=0, out=self._raw)
         return True
 
     def sync(self, h: float | None = None, full: bool = True) -> None:
@@ -539,28 +555,54 @@ class Coupler:
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
-        """Write the summed impulses back: one pymunk call per dynamic body.
+        """Write the summed impulses back: ``v += J/m`` and ``w += tau/I`` on every dynamic body.
 
-        ``apply_impulse_at_world_point`` at ``cog + k perp(J)`` with ``k = -tau / |J|^2`` gives
-        ``v += J/m`` and ``w += tau/I`` in one call (and wakes a sleeping body); a pure angular
-        impulse goes to ``angular_velocity`` directly.
+        Velocities are read and written for the whole space in two ``pymunk.batch`` calls
+        (:meth:`_apply_batch`); otherwise body by body, through the same arithmetic, so both
+        ways give the same doubles. Setting a velocity wakes a sleeping body, as an impulse
+        does; bodies that get nothing are left alone.
         """
+        if self._apply_batch(J, tau):
+            return
         dyn = self.dynamic.tolist()
-        rows = zip(self.bodies, J.tolist(), tau.tolist(), self.state[:, 7].tolist(),
-                   self.state[:, 8].tolist(), strict=True)
+        inv_m = self._inv_mass.tolist()
+        inv_i = self._inv_moment.tolist()
+        rows = zip(self.bodies, J.tolist(), tau.tolist(), strict=True)
         cp = _CP
         handles = self._handles
-        for k, (b, (jx, jy), t, gx, gy) in enumerate(rows):
-            if not dyn[k]:
+        for k, (b, (jx, jy), t) in enumerate(rows):
+            if not dyn[k] or (jx == 0.0 and jy == 0.0 and t == 0.0):
                 continue
-            j2 = jx * jx + jy * jy
-            if j2 > 1e-300 and abs(t) < 1e12 * math.sqrt(j2):
-                c = -t / j2
-                if cp is not None:  # Body.apply_impulse_at_world_point, without its wrapper
-                    cp.cpBodyApplyImpulseAtWorldPoint(handles[k], (jx, jy),
-                                                      (gx - c * jy, gy + c * jx))
-                else:
-                    b.apply_impulse_at_world_point((jx, jy), (gx - c * jy, gy + c * jx))
-            elif t != 0.0:
-                b.activate()
-                b.angular_velocity = b.angular_velocity + t * self._inv_moment[k]
+            if cp is not None:  # Body.velocity & co, without their wrappers
+                h = handles[k]
+                v = cp.cpBodyGetVelocity(h)
+                cp.cpBodySetVelocity(h, (v.x + jx * inv_m[k], v.y + jy * inv_m[k]))
+                cp.cpBodySetAngularVelocity(h, cp.cpBodyGetAngularVelocity(h) + t * inv_i[k])
+            else:
+                v = b.velocity
+                b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
+                b.angular_velocity = b.angular_velocity + t * inv_i[k]
+
+    def _apply_batch(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> bool:
+        """:meth:`_apply` for the whole space in one read and one write (``pymunk.batch``).
+
+        The write sets the velocity of every body of the space, the others' to what was just
+        read, and setting a velocity wakes a body: so it is only used while the space lets no
+        body sleep (pymunk's default). False, and nothing written, where it cannot be used.
+        """
+        if self._batch_out is None:  # no batch module, or no bodies
+            return False
+        space = self.bodies[0].space
+        if space is None or space.sleep_time_threshold != math.inf:
+            return False
+        raw = self._space_rows()
+        if raw is None:
+            return False
+        if len(self._batch_vel) != len(raw):
+            self._batch_vel = np.zeros((len(raw), 3))  # vx, vy, w of every body of the space
+        vel = self._batch_vel
+        K.impulse_velocities(raw, self._batch_rows, self.dynamic, J, tau, self._inv_mass,
+                             self._inv_moment, vel)
+        self._batch_out.set_float_buf(vel.reshape(-1))  # the buffer keeps the array alive
+        _BATCH.set_space_bodies(space, _BATCH_SET_FIELDS, self._batch_out)
+        return True

@@ -15,6 +15,7 @@ from numba import njit
 __all__ = [
     "STATE_COLUMNS",
     "body_state",
+    "impulse_velocities",
     "pose_points",
     "rasterise_cover",
     "sum_point_impulses",
@@ -55,6 +56,30 @@ def body_state(raw, cog_local, state):
         state[k, 6] = raw[k, 5]
         state[k, 7] = x + c * gx - s * gy
         state[k, 8] = y + s * gx + c * gy
+
+
+@njit(cache=True)
+def impulse_velocities(raw, rows, dynamic, J, tau, inv_mass, inv_moment, out):
+    """The velocities ``(vx, vy, w)`` of every body of a space after the impulses.
+
+    Args:
+        raw: (n, 6) ``(x, y, angle, vx, vy, w)`` of the space's bodies, in its order.
+        rows: (nb,) row of each coupled body in ``raw``. dynamic: (nb,) which of them move.
+        J, tau: (nb, 2) and (nb,) impulse and angular impulse of each coupled body.
+        inv_mass, inv_moment: (nb,) their inverse mass and moment.
+        out: (n, 3) receives ``v + J/m`` and ``w + tau/I`` (the same operations, in the same
+            order, as the coupler's body-by-body write), ``raw``'s velocities elsewhere.
+    """
+    for r in range(raw.shape[0]):
+        out[r, 0] = raw[r, 3]
+        out[r, 1] = raw[r, 4]
+        out[r, 2] = raw[r, 5]
+    for k in range(rows.shape[0]):
+        if dynamic[k]:
+            r = rows[k]
+            out[r, 0] = raw[r, 3] + J[k, 0] * inv_mass[k]
+            out[r, 1] = raw[r, 4] + J[k, 1] * inv_mass[k]
+            out[r, 2] = raw[r, 5] + tau[k] * inv_moment[k]
 
 
 @njit(cache=True)
