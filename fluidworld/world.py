@@ -322,7 +322,9 @@ class World:
             for sub in range(n):
                 self._timed("sync_bodies", self.coupler.sync, h, sub == 0)
                 self._timed("external_forces", f.apply_external_forces, h)
-                self._timed("bin", self._bin)
+                # the sort also keeps the positions containment starts from (the coupler
+                # turned keep_start_positions on)
+                self._timed("bin", f.bin_particles)
                 self._timed("local_repulsion", f.repulse, h)
                 self._timed("srd_collision", f.collide, h)
                 self._timed("cell_pressure", f.solve_pressure, h)
@@ -341,12 +343,6 @@ class World:
         t0 = time.perf_counter()
         fn(*args)
         self.profile[name] += (time.perf_counter() - t0) * 1e3
-
-    def _bin(self) -> None:
-        self.fluid.bin_particles()
-        t0 = time.perf_counter()
-        self.coupler.remember_positions()  # for containment: where each particle came from
-        self.profile_detail["contain"] += (time.perf_counter() - t0) * 1e3
 
     def _advect(self, h: float) -> None:
         self.fluid.advect(h)

@@ -191,8 +191,9 @@ class Coupler:
         self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
         self._vmax = 0.0  # largest particle speed component seen in the last exchange
         self._margin = 0.0  # how far the shape boxes are grown (set with them)
-        self._old_pos = np.zeros((0, 2))
-        self._old_count = -1
+        # containment asks where each particle was when the substep began: the fluid's sort
+        # keeps those positions for us
+        fluid.keep_start_positions = True
         self._build()
 
     # ------------------------------------------------------------------ registry
@@ -291,7 +292,7 @@ class Coupler:
         # batch reads: the bodies' ids, and where they were in the space's body order last time
         self._ids = np.array([b.id for b in bodies], np.uint64)
         self._batch_rows = np.zeros(0, np.int64)
-        self._batch_len = -1
+        self._batch_key = b""  # the space's body ids when _batch_rows was found
         self._batch_buf = _BATCH.Buffer() if _BATCH is not None and bodies else None
         # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
         # read into it would let pymunk reallocate numpy's memory
@@ -375,19 +376,19 @@ class Coupler:
             return None
         buf.clear()
         _BATCH.get_space_bodies(space, _BATCH_FIELDS, buf)
-        ids = np.frombuffer(buf.int_buf(), np.uint64)
-        n = len(ids)
-        rows = self._batch_rows
-        # the space keeps its order between steps: check last time's rows before searching
-        if n != self._batch_len or not (ids[rows] == self._ids).all():
+        key = buf.int_buf()[:]  # the space's body ids, in its order
+        # the space keeps its order between steps: search only when the ids have changed
+        if key != self._batch_key:
+            ids = np.frombuffer(key, np.uint64)
+            n = len(ids)
             order = np.argsort(ids, kind="stable")
             at = np.minimum(np.searchsorted(ids[order], self._ids), max(n - 1, 0))
             if n == 0 or not (ids[order[at]] == self._ids).all():
-                self._batch_len = -1
+                self._batch_key = b""
                 return None  # a body is not in this space
             self._batch_rows = order[at]
-            self._batch_len = n
-        return np.frombuffer(buf.float_buf(), np.float64).reshape(n, 6)
+            self._batch_key = key
+        return np.frombuffer(buf.float_buf(), np.float64).reshape(-1, 6)
 
     def _read_batch(self) -> bool:
         """Every coupled body's position, angle and velocities into ``_raw`` in one
@@ -457,18 +458,19 @@ class Coupler:
         self.impulse[:] = 0.0
         self.angular_impulse[:] = 0.0
         moved = self.contain(self.fluid.params.h if h is None else h)
-        self._apply(self.impulse, self.angular_impulse)
+        if moved:  # else every impulse is zero
+            self._apply(self.impulse, self.angular_impulse)
         return moved
 
     def remember_positions(self) -> None:
-        """Keep the particles' positions at the start of the substep (call it right after the
-        ``bin`` stage): containment judges from them which side of a thin shape a particle
-        came from, whatever moved it since (repulsion, density shift, advection)."""
-        f = self.fluid
-        if len(self._old_pos) < f.count:
-            self._old_pos = np.zeros((max(f.count, 2 * len(self._old_pos)), 2))
-        self._old_pos[: f.count] = f.pos[: f.count]
-        self._old_count = f.count
+        """Take the particles' current positions as where the substep began.
+
+        Containment judges from them which side of a thin shape a particle came from, whatever
+        moved it since (repulsion, density shift, advection). The fluid's ``bin`` stage keeps
+        them on its own (the coupler turns :attr:`FluidSystem.keep_start_positions` on), so
+        call this only if particles moved between ``bin`` and the substep's start.
+        """
+        self.fluid.mark_start_positions()
 
     def contain(self, h_body: float = 0.0) -> int:
         """Project fluid particles out of every coupled shape; returns how many pushes.
@@ -487,9 +489,10 @@ class Coupler:
             self.contained = 0
             return 0
         p = f.params
-        use_old = h_body == 0.0 and self._old_count == f.count
+        start = f.start_positions
+        use_old = h_body == 0.0 and start is not None
         self.contained = int(K.contain_particles(
-            f.pos, f.vel, f.mat, f.count, self._old_pos, use_old, h_body, f._mass, f._bounce,
+            f.pos, f.vel, f.mat, f.count, f._start_pos, use_old, h_body, f._mass, f._bounce,
             f._rest, f._keep, p.width, p.height, self.params.containment_eps * self.a0,
             self._shape_kind, self._shape_vstart, self._shape_verts, self._shape_radius,
             self._shape_thick, self._shape_body, self._shape_box, self._margin,

@@ -30,9 +30,14 @@ def _cell_index(x: float, y: float, inv_h: float, nx: int, ny: int) -> int:
 
 @njit(cache=True)
 def sort_particles(
-    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of, span
+    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of, span,
+    keep_pos
 ):
     """Counting sort of the first ``n`` particles by cell; writes the sorted copies to ``*_out``.
+
+    If ``keep_pos`` holds at least ``n`` rows, the sorted positions are written there too (the
+    substep's start positions, kept for the coupling layer's containment); pass an empty
+    array otherwise.
 
     ``cell_start`` (``nx*ny + 1``) receives the first sorted index of each cell; ``cell_of`` (n)
     is scratch. The sort is stable, so equal inputs give bit-identical outputs.
@@ -67,6 +72,7 @@ def sort_particles(
         k = cell_start[c + 1]
         cell_start[c + 1] = run
         run += k
+    keep = keep_pos.shape[0] >= n
     for i in range(n):
         c = cell_of[i]
         d = cell_start[c + 1]
@@ -76,6 +82,9 @@ def sort_particles(
         vel_out[d, 0] = vel[i, 0]
         vel_out[d, 1] = vel[i, 1]
         mat_out[d] = mat[i]
+        if keep:
+            keep_pos[d, 0] = pos[i, 0]
+            keep_pos[d, 1] = pos[i, 1]
     for c in range(a, min(lo, ncell) + 1):
         cell_start[c] = 0
     for c in range(hi + 2, b + 2):

@@ -142,6 +142,9 @@ class FluidSystem:
         self._wall_pos = self._make_wall_solids() if p.wall_solids else np.zeros((0, 2))
         self.set_body_solids(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int32))
 
+        #: Keep the positions as the ``bin`` stage's sort leaves them (:attr:`start_positions`):
+        #: the coupling layer's containment asks where each particle was when the substep began.
+        self.keep_start_positions = False
         self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
         self.steps = 0
         self.put_back = 0  # particles put back into the box in the last step
@@ -164,6 +167,8 @@ class FluidSystem:
         self._vel2 = np.zeros((cap, 2))
         self._mat2 = np.zeros(cap, np.uint8)
         self._cell_of = np.zeros(cap, np.int64)
+        self._start_pos = np.zeros((cap, 2))
+        self.start_count = -1
         self._disp = np.zeros((cap, 2))
         self._inel = np.zeros((cap, 2))  # inelastic contact velocity change (scratch)
         self._wsum = np.zeros(cap)
@@ -242,6 +247,7 @@ class FluidSystem:
         self.vel[n0: n0 + k] = vel
         self.mat[n0: n0 + k] = material
         self.count += k
+        self.start_count = -1
         return k
 
     def remove_particles(self, mask_or_indices: ArrayLike) -> int:
@@ -269,6 +275,7 @@ class FluidSystem:
             self.vel[:m] = self.vel[:n][keep]
             self.mat[:m] = self.mat[:n][keep]
             self.count = m
+            self.start_count = -1
         return removed
 
     def hex_lattice(
@@ -320,6 +327,21 @@ class FluidSystem:
         p = self.params
         ok = (pts[:, 0] >= 0) & (pts[:, 0] <= p.width) & (pts[:, 1] >= 0) & (pts[:, 1] <= p.height)
         return self.add_particles(pts[ok], velocity, material)
+
+    @property
+    def start_positions(self) -> NDArray[np.float64] | None:
+        """Positions of the live particles at the start of the substep: as the last sort left
+        them (if :attr:`keep_start_positions` is on) or as :meth:`mark_start_positions` copied
+        them. ``None`` if neither, or if particles were added or removed since."""
+        if self.start_count != self.count:
+            return None
+        return self._start_pos[: self.count]
+
+    def mark_start_positions(self) -> None:
+        """Copy the current positions to :attr:`start_positions` (the sort does it on its own
+        when :attr:`keep_start_positions` is on)."""
+        self._start_pos[: self.count] = self.pos[: self.count]
+        self.start_count = self.count
 
     # ------------------------------------------------------------------ solids
     def _make_wall_solids(self) -> NDArray[np.float64]:
@@ -415,9 +437,11 @@ class FluidSystem:
         """Counting sort of the particles by neighbour cell; bin the solids."""
         n = self.count
         inv = 1.0 / self.nb_h
+        keep = self.keep_start_positions
         binning.sort_particles(self.pos, self.vel, self.mat, n, inv, self.nb_nx, self.nb_ny,
                                self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of,
-                               self._nb_span)
+                               self._nb_span, self._start_pos if keep else self._start_pos[:0])
+        self.start_count = n if keep else -1
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
         self.mat, self._mat2 = self._mat2, self.mat
