@@ -170,3 +170,75 @@ def test_containment_broad_phase_skips_only_particles_that_cannot_be_inside() ->
     assert c._margin == 0.0 and results[0][0] > 10
     for a, b in zip(results[0], results[1], strict=True):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("measure", [True, False])
+def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
+    """``exchange_impulses`` (the exchange stage in one call) gives exactly what its kernels
+    called one by one give: impulses, levels, submerged areas and the drag reaction on the
+    fluid."""
+    world = World(300.0, 200.0)
+    world.add_fluid_rect(0.0, 0.0, 300.0, 90.0)
+    world.add_box((90.0, 95.0), (40.0, 20.0), density=0.5)
+    world.add_ball((200.0, 100.0), 12.0, density=0.7).body.velocity = (30.0, -20.0)
+    for _ in range(4):
+        world.step()
+    c, f = world.coupler, world.fluid
+    f.bin_particles()
+    c.sync(f.params.h)
+    f.repulse(f.params.h)
+    f.collide(f.params.h)
+    f.solve_pressure(f.params.h)
+    nw, h, prm = c._n_wall, f.params.h, c.params
+    gx, gy = f.params.gravity
+    layer = c.rho_f * c.spacing_outline * 0.5 * c.a0
+    rgh = -c.rho_f * h
+    half_layer = f.r_l * math.sqrt(3.0) / 4.0
+    near, far = 0.5 * c._col_w, c.a0 * (0.5 + prm.level_columns)
+    c.levels[:] = 50.0  # known levels: measured again only if asked
+
+    def fresh() -> dict[str, np.ndarray]:
+        nb = len(c.bodies)
+        return {"vel": f.vel.copy(), "J": np.zeros((nb, 2)), "tau": np.zeros(nb),
+                "box": np.zeros((nb, 4)), "tops": c._tops.copy(), "levels": c.levels.copy(),
+                "sub": np.zeros(nb), "cimp": np.zeros_like(c._cell_imp),
+                "cmass": np.zeros_like(c._cell_mass), "touched": np.zeros(f.count, np.int64)}
+
+    a = fresh()
+    vmax_a = K.exchange_impulses(
+        f.pos, a["vel"], f.mat, f.count, f._mass, f._cell_of, f.cell_count, f.cell_velocity,
+        f.cell_grad, f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0, half_layer,
+        f.solid_pos[nw:], f.solid_vel[nw:], f.solid_impulse[nw:], c._out_owner, c._in_pos,
+        c._in_area, c._in_owner, c.state, c.dynamic, c._kick_levels, c.spacing_interior, True,
+        c.rho_f, c._kick[0], c._kick[1], measure, c._col_w, near, far, 0.5, True, rgh * gx,
+        rgh * gy, prm.drag * layer * h, float(f._mass[0]), -1.0, a["box"], a["tops"],
+        a["levels"], a["J"], a["tau"], a["sub"], a["cimp"], a["cmass"], a["touched"])
+
+    b = fresh()
+    K.sum_point_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_owner, c.state, 1.0,
+                         b["J"], b["tau"])
+    K.pressure_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state, c.dynamic,
+                        c._kick_levels, c.spacing_interior, f.cell_grad, f.cell_count, c.a0,
+                        c.rho_f, c._kick[0], c._kick[1], b["J"], b["tau"])
+    K.sample_bounds(c._in_pos, c._in_owner, len(c.bodies), 0.5 * c.spacing_interior, b["box"])
+    vmax_b = -1.0
+    if measure:
+        vmax_b = K.column_tops(f.pos, b["vel"], f.count, c.a0, f.cell_count, f.solid_fraction,
+                               f.params.gamma, c._col_w, b["tops"])
+    K.water_levels(b["box"], b["tops"], c._col_w, f.solid_fraction, c.a0, half_layer, near, far,
+                   0.5, b["levels"])
+    K.buoyancy_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state,
+                        b["levels"], c.spacing_interior, rgh * gx, rgh * gy, b["J"], b["tau"],
+                        b["sub"])
+    K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], c._out_owner, len(c._out_local),
+                    c.state, b["levels"], c.dynamic, f.cell_count, f.cell_velocity, f.cell_grad,
+                    f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0,
+                    float(f._mass[0]), prm.drag * layer * h, b["J"], b["tau"], b["cimp"])
+    K.apply_cell_impulses(b["vel"], f.mat, f.count, f._cell_of, f._mass, b["cimp"], b["cmass"],
+                          b["touched"])
+
+    assert vmax_a == vmax_b and (vmax_a > 0.0) == measure
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    assert np.abs(a["J"]).sum() > 0 and np.abs(a["cimp"]).sum() > 0 and a["sub"].sum() > 0
+    assert not np.array_equal(a["vel"], f.vel[: len(a["vel"])])  # the drag reaction moved fluid

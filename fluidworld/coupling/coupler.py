@@ -519,42 +519,24 @@ class Coupler:
         nw = self._n_wall
         J = self.impulse
         tau = self.angular_impulse
-        if len(self._out_local):
-            K.sum_point_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], self._out_owner, st,
-                                 1.0, J, tau)
         prm = self.params
         gx, gy = f.params.gravity
-        if prm.pressure_push:
-            K.pressure_impulses(self._in_pos, self._in_area, self._in_owner, len(self._in_pos),
-                                st, self.dynamic, self._kick_levels, self.spacing_interior,
-                                f.cell_grad, f.cell_count, self.a0, self.rho_f, self._kick[0],
-                                self._kick[1], J, tau)
-        K.sample_bounds(self._in_pos, self._in_owner, nb, 0.5 * self.spacing_interior,
-                        self.body_box)
-        gamma = f.params.gamma
-        if measure or not np.isfinite(self.levels).any():
-            self._vmax = K.column_tops(f.pos, f.vel, f.count, self.a0, f.cell_count,
-                                       f.solid_fraction, gamma, self._col_w, self._tops)
-        K.water_levels(self.body_box, self._tops, self._col_w, f.solid_fraction, self.a0,
-                       f.r_l * math.sqrt(3.0) / 4.0, 0.5 * self._col_w,
-                       self.a0 * (0.5 + prm.level_columns), 0.5, self.levels)
-        if prm.buoyancy and (gx or gy):
-            rgh = -self.rho_f * h
-            K.buoyancy_impulses(self._in_pos, self._in_area, self._in_owner, len(self._in_pos),
-                                st, self.levels, self.spacing_interior, rgh * gx, rgh * gy,
-                                J, tau, self.submerged_area)
-        if prm.drag > 0.0 and len(self._out_local) and f.count:
-            self._cell_imp[:] = 0.0
-            layer = self.rho_f * self.spacing_outline * 0.5 * self.a0
-            K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], self._out_owner,
-                            len(self._out_local), st, self.levels, self.dynamic, f.cell_count,
-                            f.cell_velocity, f.cell_grad, f.solid_fraction,
-                            f.solid_cell_velocity, gamma, self.a0, float(f._mass[0]),
-                            prm.drag * layer * h, J, tau, self._cell_imp)
-            if len(self._touched) < f.count:
-                self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
-            K.apply_cell_impulses(f.vel, f.mat, f.count, f._cell_of, f._mass, self._cell_imp,
-                                  self._cell_mass, self._touched)
+        if len(self._touched) < f.count:
+            self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
+        layer = self.rho_f * self.spacing_outline * 0.5 * self.a0
+        rgh = -self.rho_f * h
+        # one kernel call for the whole stage: the dozen arrays each step reads are passed once
+        self._vmax = K.exchange_impulses(
+            f.pos, f.vel, f.mat, f.count, f._mass, f._cell_of, f.cell_count, f.cell_velocity,
+            f.cell_grad, f.solid_fraction, f.solid_cell_velocity, f.params.gamma, self.a0,
+            f.r_l * math.sqrt(3.0) / 4.0, f.solid_pos[nw:], f.solid_vel[nw:],
+            f.solid_impulse[nw:], self._out_owner, self._in_pos, self._in_area, self._in_owner,
+            st, self.dynamic, self._kick_levels, self.spacing_interior, prm.pressure_push,
+            self.rho_f, self._kick[0], self._kick[1], measure, self._col_w, 0.5 * self._col_w,
+            self.a0 * (0.5 + prm.level_columns), 0.5, bool(prm.buoyancy and (gx or gy)),
+            rgh * gx, rgh * gy, prm.drag * layer * h, float(f._mass[0]), self._vmax,
+            self.body_box, self._tops, self.levels, J, tau, self.submerged_area, self._cell_imp,
+            self._cell_mass, self._touched)
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "sample_bounds",
     "pressure_impulses",
     "submerged_cover",
+    "exchange_impulses",
 ]
 
 #: Columns of the per-body state array: origin (px, py), rotation (cos, sin), centre-of-gravity
@@ -781,3 +782,54 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
             if found:
                 break
             f *= 2.0
+
+
+@njit(cache=True)
+def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, cell_vel, grad,
+                      solid_frac, cover_vel, gamma, a0, half_layer, out_pos, out_vel, out_imp,
+                      out_owner, in_pos, in_area, in_owner, state, dynamic, kick_levels,
+                      spacing, push, rho, kick_x, kick_y, measure, col_w, near, far,
+                      min_clean, buoyancy, buoy_x, buoy_y, drag_coef, m0, vmax, body_box, tops,
+                      levels, out_j,
+                      out_tau, submerged, cell_imp, cell_mass, touched):
+    """The ``exchange`` stage's impulses in one call (the coupler's order; each step is the
+    kernel named, see there):
+
+    1. :func:`sum_point_impulses`: what the outline's solid particles got from the fluid;
+    2. :func:`pressure_impulses` (if ``push``): the pressure stage's push on the cover;
+    3. :func:`sample_bounds`, :func:`column_tops` (if ``measure``, or no level is known yet) and
+       :func:`water_levels`: the water level beside each body;
+    4. :func:`buoyancy_impulses` (if ``buoyancy``), with ``buoy = -rho g h``;
+    5. :func:`drag_impulses` (if ``drag_coef > 0``) and its reaction on the fluid,
+       :func:`apply_cell_impulses`.
+
+    ``vmax`` is the largest particle speed component known; returns it, measured again by
+    :func:`column_tops` if that ran.
+    """
+    nb = state.shape[0]
+    m_out = out_pos.shape[0]
+    if m_out:
+        sum_point_impulses(out_pos, out_imp, out_owner, state, 1.0, out_j, out_tau)
+    m_in = in_pos.shape[0]
+    if push:
+        pressure_impulses(in_pos, in_area, in_owner, m_in, state, dynamic, kick_levels, spacing,
+                          grad, cell_count, a0, rho, kick_x, kick_y, out_j, out_tau)
+    sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
+    known = False
+    for b in range(nb):
+        for c in range(4):
+            if math.isfinite(levels[b, c]):
+                known = True
+    if measure or not known:
+        vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
+    water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
+    if buoyancy:
+        buoyancy_impulses(in_pos, in_area, in_owner, m_in, state, levels, spacing, buoy_x,
+                          buoy_y, out_j, out_tau, submerged)
+    if drag_coef > 0.0 and m_out and n:
+        cell_imp[:] = 0.0
+        drag_impulses(out_pos, out_vel, out_owner, m_out, state, levels, dynamic, cell_count,
+                      cell_vel, grad, solid_frac, cover_vel, gamma, a0, m0, drag_coef, out_j,
+                      out_tau, cell_imp)
+        apply_cell_impulses(f_vel, f_mat, n, cell_of, mass_table, cell_imp, cell_mass, touched)
+    return vmax
