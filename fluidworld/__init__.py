@@ -6,12 +6,14 @@ numba and pymunk only; ``fluidworld.render`` is the arcade renderer.
 
 import os as _os
 
-# Idle OpenMP workers sleep instead of spinning between numba's parallel regions. A game step
-# alternates short parallel kernels with Python (pymunk, the coupling, drawing); on a 2-core
-# machine the spinning worker slowed that Python by ~30 % and the fluid step by ~12 %
-# (docs/architecture.md, "Parallelism"). Set the variable before importing fluidworld to choose
-# otherwise; it only takes effect if no OpenMP runtime has started yet.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Idle OpenMP workers spin briefly (~0.25 ms here), then sleep. numba's default lets them spin
+# for milliseconds after each parallel region, which slowed the Python between kernels (pymunk,
+# the coupling, drawing); sleeping at once (OMP_WAIT_POLICY=PASSIVE) costs ~20 us to wake a
+# worker for each of the dozens of parallel regions in a step (docs/architecture.md,
+# "Parallelism"). Set GOMP_SPINCOUNT or OMP_WAIT_POLICY before importing fluidworld to choose
+# otherwise; either only takes effect if no OpenMP runtime has started yet.
+if "OMP_WAIT_POLICY" not in _os.environ:
+    _os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 from .fluid import FluidParams, FluidSystem, Material  # noqa: E402
 from .world import World  # noqa: E402

@@ -95,6 +95,7 @@ def test_parallel_kernels_match_serial(monkeypatch, scene):
 
     def run(threshold: int) -> str:
         monkeypatch.setattr(system, "PARALLEL_MIN_PARTICLES", threshold)
+        monkeypatch.setattr(system, "PARALLEL_REPULSION_MIN_PARTICLES", threshold)
         if scene == "dam_break_paper":
             fs = scenes.dam_break(FluidParams.paper(width=200.0, height=200.0))
         else:

@@ -28,12 +28,21 @@ from numpy.typing import ArrayLike, NDArray
 from . import advection, binning, collision, pressure, repulsion
 from .params import FluidParams, Material, default_materials
 
-__all__ = ["FluidSystem", "STAGES", "PARALLEL_MIN_PARTICLES"]
+__all__ = [
+    "FluidSystem",
+    "STAGES",
+    "PARALLEL_MIN_PARTICLES",
+    "PARALLEL_REPULSION_MIN_PARTICLES",
+]
 
 STAGES = ("external_forces", "bin", "local_repulsion", "srd_collision", "cell_pressure", "advect")
 
 #: Below this many particles the kernels run serially: a parallel region costs more than it saves.
 PARALLEL_MIN_PARTICLES = 12_000
+#: The local repulsion (list build and passes, ~70 % of a step) pays from fewer particles, as
+#: long as idle workers spin between its regions (see ``fluidworld/__init__.py``): the 6k row of
+#: Table 1 went from 1.20-1.25 to 0.96-1.16 ms; at 4,000 particles it did not pay.
+PARALLEL_REPULSION_MIN_PARTICLES = 5_000
 
 _SOR_OMEGA = 1.6
 
@@ -422,6 +431,11 @@ class FluidSystem:
         """Whether this step runs the parallel kernel variants (large particle counts)."""
         return self.count >= PARALLEL_MIN_PARTICLES
 
+    @property
+    def parallel_repulsion(self) -> bool:
+        """Whether this step runs the parallel local-repulsion kernels."""
+        return self.count >= PARALLEL_REPULSION_MIN_PARTICLES
+
     def apply_external_forces(self, h: float) -> None:
         """Gravity and the uniform user acceleration on all fluid particles."""
         gx, gy = self.params.gravity
@@ -470,7 +484,7 @@ class FluidSystem:
                 n_touch, self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
                 p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
                 self._wsum, self.solid_impulse, self.solid_marked)
-        if self.parallel:
+        if self.parallel_repulsion:
             repulsion.repulse_passes_parallel(*args, numba.get_num_threads())
         else:
             repulsion.repulse_passes(*args)
@@ -490,7 +504,7 @@ class FluidSystem:
             args = (self.pos, self._nb_start, nx, ny, self._stripes, nst, self._row_work,
                     self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
                     self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
-            if self.parallel:
+            if self.parallel_repulsion:
                 repulsion.build_half_lists_parallel(*args, numba.get_num_threads())
             else:
                 repulsion.build_half_lists(*args)
