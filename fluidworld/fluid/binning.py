@@ -106,13 +106,18 @@ def bin_points(pos, m, inv_h, nx, ny, cell_start, order):
         c = _cell_index(pos[i, 0], pos[i, 1], inv_h, nx, ny)
         cells[i] = c
         cell_start[c + 1] += 1
+    # exclusive prefix shifted by one cell, then the scatter advances each entry to its final
+    # value (as in sort_particles: no cursor array)
+    run = 0
     for c in range(ncell):
-        cell_start[c + 1] += cell_start[c]
-    cursor = cell_start[:ncell].copy()
+        k = cell_start[c + 1]
+        cell_start[c + 1] = run
+        run += k
     for i in range(m):
         c = cells[i]
-        order[cursor[c]] = i
-        cursor[c] += 1
+        d = cell_start[c + 1]
+        cell_start[c + 1] = d + 1
+        order[d] = i
 
 
 @njit(cache=True)
@@ -126,8 +131,12 @@ def mark_near_cells(pos, m, inv_h, nx, ny, near, marked, n_marked):
     for q in range(n_marked):
         near[marked[q]] = 0
     k = 0
+    last = -1
     for s in range(m):
         c = _cell_index(pos[s, 0], pos[s, 1], inv_h, nx, ny)
+        if c == last:  # outline points come in order: often several in a row in one cell
+            continue
+        last = c
         cy = c // nx
         cx = c - cy * nx
         for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
