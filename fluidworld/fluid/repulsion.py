@@ -451,10 +451,15 @@ def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, n
     cum = np.empty((2, nstripes + 1), np.int64)
     m0 = _stripe_work(n_start, nx, bounds, nstripes, row_work, 0, 2, cum[0])
     m1 = _stripe_work(n_start, nx, bounds, nstripes, row_work, 1, 2, cum[1])
-    chunk = 4096
-    nchunk = (n + chunk - 1) // chunk
-    for c in prange(nchunk):
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+    # the particles each thread zeroes and applies: from its first even stripe to the next
+    # thread's, the rows its passes write (the data stays in that core's cache)
+    lo = np.empty(nw + 1, np.int64)
+    for w in range(nw + 1):
+        t = _share(cum[0], m0, nw, w)
+        lo[w] = n if t >= m0 else n_start[bounds[2 * t] * nx]
+    lo[0] = 0
+    for w in prange(nw):
+        for i in range(lo[w], lo[w + 1]):
             disp[i, 0] = 0.0
             disp[i, 1] = 0.0
     for _ in range(iters):
@@ -467,8 +472,8 @@ def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, n
                                 nbr_count, half, inv_r, disp)
         _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
                       s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
-        for c in prange(nchunk):
-            _apply(c * chunk, min(n, (c + 1) * chunk), pos, vel, disp, dv)
+        for w in prange(nw):
+            _apply(lo[w], lo[w + 1], pos, vel, disp, dv)
         _apply_inelastic(vel, touch, n_touch, inel)
 
 
