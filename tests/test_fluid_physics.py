@@ -221,3 +221,26 @@ def test_pressure_on_active_rows_matches_full_grid(monkeypatch, solver):
     restricted, busy_rows = run(False)
     assert restricted == full
     assert busy_rows < FluidParams.game(400.0, 400.0).grid_shape[0]  # rows were skipped
+
+
+def test_start_positions_are_kept_by_the_sort_and_forgotten_when_particles_change():
+    """With ``keep_start_positions`` the bin stage's sort leaves a copy of the sorted positions
+    (containment's "where the substep began"); adding or removing particles invalidates it."""
+    fs = scenes.dam_break(FluidParams.paper(width=200.0, height=200.0))
+    assert fs.start_positions is None  # off by default
+    fs.bin_particles()
+    assert fs.start_positions is None
+    fs.keep_start_positions = True
+    fs.step(2)
+    fs.bin_particles()
+    np.testing.assert_array_equal(fs.start_positions, fs.positions)
+    start = fs.start_positions.copy()
+    fs.repulse(fs.params.h)  # the stages move the particles, the kept copy stays
+    assert not np.array_equal(fs.positions, start)
+    np.testing.assert_array_equal(fs.start_positions, start)
+    fs.add_particles([[100.0, 150.0]])
+    assert fs.start_positions is None
+    fs.mark_start_positions()
+    np.testing.assert_array_equal(fs.start_positions, fs.positions)
+    fs.remove_particles([0])
+    assert fs.start_positions is None

@@ -467,8 +467,9 @@ class Coupler:
 
         Containment judges from them which side of a thin shape a particle came from, whatever
         moved it since (repulsion, density shift, advection). The fluid's ``bin`` stage keeps
-        them on its own (the coupler turns :attr:`FluidSystem.keep_start_positions` on), so
-        call this only if particles moved between ``bin`` and the substep's start.
+        them on its own (the coupler turns :attr:`FluidSystem.keep_start_positions` on): call
+        this only after moving particles yourself between ``bin`` and the containment, if the
+        moved positions are to count as where they started.
         """
         self.fluid.mark_start_positions()
 
@@ -489,8 +490,7 @@ class Coupler:
             self.contained = 0
             return 0
         p = f.params
-        start = f.start_positions
-        use_old = h_body == 0.0 and start is not None
+        use_old = h_body == 0.0 and f.start_positions is not None
         self.contained = int(K.contain_particles(
             f.pos, f.vel, f.mat, f.count, f._start_pos, use_old, h_body, f._mass, f._bounce,
             f._rest, f._keep, p.width, p.height, self.params.containment_eps * self.a0,
