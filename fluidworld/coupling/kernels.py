@@ -598,7 +598,7 @@ def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, t
     cell_mass[:] = 0.0
     k = 0
     for p in range(n):
-        c = cell_of[p]
+        c = np.uint64(cell_of[p])  # unsigned: no negative-index wrap-around per particle
         if cell_imp[c, 0] != 0.0 or cell_imp[c, 1] != 0.0:
             cell_mass[c] += mass_table[mat[p]]
             touched[k] = p

@@ -63,9 +63,11 @@ def _uniform(alpha_table, visc_table, mat, n):
 
 @njit(cache=True, inline="always")
 def _srd_cell(x, y, inv, shift_x, shift_y, ncx, ncy):
+    """The shifted-grid cell of a point, as an unsigned index (numba then skips the
+    negative-index wrap-around on every access with it)."""
     cx = min(max(int((x + shift_x) * inv), 0), ncx - 1)
     cy = min(max(int((y + shift_y) * inv), 0), ncy - 1)
-    return cy * ncx + cx
+    return np.uint64(cy * ncx + cx)
 
 
 @njit(cache=True)
@@ -156,7 +158,7 @@ def _mean_velocity(c0, c1, cell_m, cell_p):
 def _rotate_uniform(i0, i1, vel, cell_of, cell_p, signs, ca, sa, keep):
     """Eq. 3 for particles ``i0..i1`` when every cell turns by the same ``+-alpha``."""
     for i in range(i0, i1):
-        c = cell_of[i]
+        c = np.uint64(cell_of[i])
         ux = cell_p[c, 0]
         uy = cell_p[c, 1]
         s = sa if signs[c] > 0 else -sa

