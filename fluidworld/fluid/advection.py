@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
 __all__ = [
@@ -46,7 +47,7 @@ def _contain_axis(x, v, lo, hi, bounce, rest):
 def _advect_range(i0, i1, pos, vel, mat, h, lo_x, hi_x, lo_y, hi_y, bounce_table, rest_table,
                   keep_table):
     put_back = 0
-    for i in range(i0, i1):
+    for i in range(np.uint64(i0), np.uint64(i1)):  # unsigned: no wrap-around per access
         vx = vel[i, 0]
         vy = vel[i, 1]
         if not (math.isfinite(vx) and math.isfinite(vy)):
@@ -97,14 +98,14 @@ def advect_and_contain_parallel(pos, vel, mat, n, h, width, height, margin, boun
 @njit(cache=True)
 def _accelerate_range(i0, i1, vel, mat, gx, gy, mat_acc, use_mat, h):
     if use_mat:
-        for i in range(i0, i1):
+        for i in range(np.uint64(i0), np.uint64(i1)):
             k = mat[i]
             vel[i, 0] += (gx + mat_acc[k, 0]) * h
             vel[i, 1] += (gy + mat_acc[k, 1]) * h
     else:
         dx = gx * h
         dy = gy * h
-        for i in range(i0, i1):
+        for i in range(np.uint64(i0), np.uint64(i1)):
             vel[i, 0] += dx
             vel[i, 1] += dy
 

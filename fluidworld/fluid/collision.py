@@ -74,7 +74,7 @@ def _srd_cell(x, y, inv, shift_x, shift_y, ncx, ncy):
 def _y_range(pos, i0, i1):
     lo = np.inf
     hi = -np.inf
-    for i in range(i0, i1):
+    for i in range(np.uint64(i0), np.uint64(i1)):
         y = pos[i, 1]
         lo = min(lo, y)
         hi = max(hi, y)
@@ -157,7 +157,7 @@ def _mean_velocity(c0, c1, cell_m, cell_p):
 @njit(cache=True)
 def _rotate_uniform(i0, i1, vel, cell_of, cell_p, signs, ca, sa, keep):
     """Eq. 3 for particles ``i0..i1`` when every cell turns by the same ``+-alpha``."""
-    for i in range(i0, i1):
+    for i in range(np.uint64(i0), np.uint64(i1)):
         c = np.uint64(cell_of[i])
         ux = cell_p[c, 0]
         uy = cell_p[c, 1]
@@ -171,7 +171,7 @@ def _rotate_uniform(i0, i1, vel, cell_of, cell_p, signs, ca, sa, keep):
 @njit(cache=True)
 def _rotate(i0, i1, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs):
     """Eq. 3 for particles ``i0..i1``."""
-    for i in range(i0, i1):
+    for i in range(np.uint64(i0), np.uint64(i1)):
         c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         ux = cell_p[c, 0]
         uy = cell_p[c, 1]

@@ -548,7 +548,7 @@ def _correct_range(i0, i1, vel, cell_of, grad, nx, scale):
     # the flat view and the unsigned index spare a signed floor division and the negative-index
     # wrap-around per particle (3x faster at 100k particles)
     g = grad.reshape(-1, 2)
-    for p in range(i0, i1):
+    for p in range(np.uint64(i0), np.uint64(i1)):
         c = np.uint64(cell_of[p])
         vel[p, 0] -= g[c, 0] * scale
         vel[p, 1] -= g[c, 1] * scale
