@@ -93,7 +93,7 @@ def pose_points(local, owner, state, out_pos, out_vel):
         out_pos, out_vel: (m, 2) outputs.
     """
     for k in range(local.shape[0]):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         c = state[b, 2]
         s = state[b, 3]
         lx = local[k, 0]
@@ -141,7 +141,7 @@ def sum_point_impulses(pos, imp, owner, state, scale, out_j, out_tau):
     """Add ``scale * imp`` applied at world points ``pos`` to each owner body: linear impulse to
     ``out_j`` (n_bodies, 2), angular impulse about the centre of gravity to ``out_tau``."""
     for k in range(pos.shape[0]):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         jx = scale * imp[k, 0]
         jy = scale * imp[k, 1]
         if jx == 0.0 and jy == 0.0:
@@ -440,7 +440,7 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
         for cy in range(j0, j1 + 1):
             for cx in range(i0, i1 + 1):
                 c = cy * nb_nx + cx
-                for p in range(nb_start[c], min(nb_start[c + 1], n)):
+                for p in range(np.uint64(nb_start[c]), np.uint64(min(nb_start[c + 1], n))):
                     px = pos[p, 0]
                     py = pos[p, 1]
                     if px < bx0 or px > bx1 or py < by0 or py > by1:
@@ -528,7 +528,7 @@ def buoyancy_impulses(pos, area, owner, n, state, levels, spacing, rho_g_h_x, rh
     submerged area of each body. ``rho_g_h`` is ``-rho_f * g * h`` (a vector: up for gravity down).
     """
     for k in range(n):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         lev = _level_at(levels, b, pos[k, 0])
         if math.isnan(lev):
             continue
@@ -561,7 +561,7 @@ def drag_impulses(pos, vel, owner, n, state, levels, dynamic, cell_count, cell_v
     ny, nx = cell_count.shape
     inv = 1.0 / a0
     for k in range(n):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         if not dynamic[b]:
             continue
         lev = _level_at(levels, b, pos[k, 0])
@@ -604,8 +604,8 @@ def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, t
             touched[k] = p
             k += 1
     for q in range(k):
-        p = touched[q]
-        c = cell_of[p]
+        p = np.uint64(touched[q])
+        c = np.uint64(cell_of[p])
         m = cell_mass[c]
         if m > 0.0:
             vel[p, 0] += cell_imp[c, 0] / m
@@ -621,7 +621,7 @@ def sample_bounds(pos, owner, n_bodies, half, out_box):
         out_box[b, 2] = -1e300
         out_box[b, 3] = -1e300
     for k in range(pos.shape[0]):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         out_box[b, 0] = min(out_box[b, 0], pos[k, 0] - half)
         out_box[b, 1] = min(out_box[b, 1], pos[k, 1] - half)
         out_box[b, 2] = max(out_box[b, 2], pos[k, 0] + half)
@@ -649,7 +649,7 @@ def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad
     ny, nx = grad.shape[0], grad.shape[1]
     inv = 1.0 / a0
     for k in range(n):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         if not dynamic[b]:
             continue
         i = int(math.floor(pos[k, 0] * inv))
@@ -688,7 +688,7 @@ def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_
     pressure solve would treat it as a column of fluid standing above the surface.
     """
     for k in range(n):
-        b = owner[k]
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         w = 1.0
         lev = _level_at(levels, b, pos[k, 0])
         if not math.isnan(lev):
