@@ -242,3 +242,52 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert np.abs(a["J"]).sum() > 0 and np.abs(a["cimp"]).sum() > 0 and a["sub"].sum() > 0
     assert not np.array_equal(a["vel"], f.vel[: len(a["vel"])])  # the drag reaction moved fluid
+
+
+@pytest.mark.parametrize("gravity", [True, False])
+def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
+    """``sync_geometry`` (the sync stage in one call) poses the samples and shapes, builds the
+    solid cover and zeroes the impulses exactly as its kernels called one by one."""
+    world = World(300.0, 200.0)
+    world.add_fluid_rect(0.0, 0.0, 300.0, 90.0)
+    world.add_box((90.0, 95.0), (40.0, 20.0), density=0.5).body.angle = 0.3
+    world.add_ball((200.0, 100.0), 12.0, density=0.7).body.angular_velocity = 2.0
+    for _ in range(3):
+        world.step()
+    c, f = world.coupler, world.fluid
+    c.read_bodies(True)
+    kick = (0.0, -9.81 / 120.0)
+    margin = c._box_margin(1.0 / 120.0)
+
+    def arrays() -> dict[str, np.ndarray]:
+        return {"out_pos": np.zeros_like(c._out_local), "out_vel": np.zeros_like(c._out_local),
+                "in_pos": np.zeros_like(c._in_local), "in_vel": np.zeros_like(c._in_local),
+                "kick": np.zeros_like(c.levels), "cover": np.zeros_like(c._in_area),
+                "frac": np.zeros_like(f.solid_fraction),
+                "cvel": np.zeros_like(f.solid_cell_velocity),
+                "verts": np.zeros_like(c._shape_verts), "vvel": np.zeros_like(c._shape_vvel),
+                "box": np.zeros_like(c._shape_box), "J": np.ones_like(c.impulse),
+                "tau": np.ones_like(c.angular_impulse), "sub": np.ones_like(c.submerged_area)}
+
+    a = arrays()
+    K.sync_geometry(c.state, c._out_local, c._out_owner, a["out_pos"], a["out_vel"],
+                    c._in_local, c._in_owner, a["in_pos"], a["in_vel"], c._in_area, c.dynamic,
+                    c.levels, gravity, a["kick"], c.spacing_interior, kick[0], kick[1],
+                    a["cover"], c.a0, a["frac"], a["cvel"], c._shape_vlocal, c._shape_vowner,
+                    a["verts"], a["vvel"], c._shape_kind, c._shape_vstart, c._shape_radius,
+                    margin, a["box"], a["J"], a["tau"], a["sub"])
+    b = arrays()
+    K.pose_points(c._out_local, c._out_owner, c.state, b["out_pos"], b["out_vel"])
+    K.pose_points(c._in_local, c._in_owner, c.state, b["in_pos"], b["in_vel"])
+    b["kick"][:] = c.levels if gravity else np.nan
+    K.submerged_cover(b["in_pos"], c._in_owner, len(c._in_local), c.dynamic, b["kick"],
+                      c.spacing_interior, c._in_area, kick[0], kick[1], b["in_vel"], b["cover"])
+    K.rasterise_cover(b["in_pos"], b["in_vel"], b["cover"], len(c._in_local), c.a0, b["frac"],
+                      b["cvel"])
+    K.pose_points(c._shape_vlocal, c._shape_vowner, c.state, b["verts"], b["vvel"])
+    K.shape_bounds(c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, margin,
+                   b["box"])
+    b["J"][:], b["tau"][:], b["sub"][:] = 0.0, 0.0, 0.0
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    assert a["frac"].sum() > 0 and np.abs(a["out_vel"]).sum() > 0

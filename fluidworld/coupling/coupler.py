@@ -414,34 +414,33 @@ class Coupler:
             self._dirty = True
         self.read_bodies(full or self._dirty)
         nw = self._n_wall
-        st = self.state
-        if len(self._out_local):
-            K.pose_points(self._out_local, self._out_owner, st, f.solid_pos[nw:],
-                          f.solid_vel[nw:])
-        K.pose_points(self._in_local, self._in_owner, st, self._in_pos, self._in_vel)
         gx, gy = f.params.gravity
         h = f.params.h if h is None else h
         self._kick = (gx * h, gy * h)
-        # the levels the cover used (for pressure_push); without gravity there is no "above
-        # the water": the whole body counts
-        self._kick_levels[:] = self.levels if (gx or gy) else np.nan
-        K.submerged_cover(self._in_pos, self._in_owner, len(self._in_pos), self.dynamic,
-                          self._kick_levels, self.spacing_interior, self._in_area, self._kick[0],
-                          self._kick[1], self._in_vel, self._cover_area)
-        K.rasterise_cover(self._in_pos, self._in_vel, self._cover_area, len(self._in_pos),
-                          self.a0, f.solid_fraction, f.solid_cell_velocity)
-        self._pose_geometry(h)
-        self.impulse[:] = 0.0
-        self.angular_impulse[:] = 0.0
-        self.submerged_area[:] = 0.0
+        self._margin = self._box_margin(h)
+        # one kernel call for the stage: the cover uses the levels of the last exchange
+        K.sync_geometry(
+            self.state, self._out_local, self._out_owner, f.solid_pos[nw:], f.solid_vel[nw:],
+            self._in_local, self._in_owner, self._in_pos, self._in_vel, self._in_area,
+            self.dynamic, self.levels, bool(gx or gy), self._kick_levels, self.spacing_interior,
+            self._kick[0], self._kick[1], self._cover_area, self.a0, f.solid_fraction,
+            f.solid_cell_velocity, self._shape_vlocal, self._shape_vowner, self._shape_verts,
+            self._shape_vvel, self._shape_kind, self._shape_vstart, self._shape_radius,
+            self._margin, self._shape_box, self.impulse, self.angular_impulse,
+            self.submerged_area)
+
+    def _box_margin(self, h: float) -> float:
+        """How far the shapes' boxes are grown: as far as a particle can have moved since the
+        ``bin`` stage (twice the largest speed seen in the last exchange times ``h``, plus a
+        cell)."""
+        return 2.0 * self._vmax * h + self.a0
 
     def _pose_geometry(self, h: float) -> None:
-        """World geometry and bounding boxes of every shape, from :attr:`state`. A box is grown
-        by how far a particle can have moved since the ``bin`` stage (twice the largest speed
-        seen in the last exchange times ``h``, plus a cell)."""
+        """World geometry and bounding boxes of every shape, from :attr:`state`, the boxes
+        grown by :meth:`_box_margin`."""
         K.pose_points(self._shape_vlocal, self._shape_vowner, self.state, self._shape_verts,
                       self._shape_vvel)
-        self._margin = 2.0 * self._vmax * h + self.a0
+        self._margin = self._box_margin(h)
         K.shape_bounds(self._shape_kind, self._shape_vstart, self._shape_verts,
                        self._shape_radius, self._margin, self._shape_box)
 

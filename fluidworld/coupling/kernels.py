@@ -30,6 +30,7 @@ __all__ = [
     "pressure_impulses",
     "submerged_cover",
     "exchange_impulses",
+    "sync_geometry",
 ]
 
 #: Columns of the per-body state array: origin (px, py), rotation (cos, sin), centre-of-gravity
@@ -833,3 +834,35 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
                       out_tau, cell_imp)
         apply_cell_impulses(f_vel, f_mat, n, cell_of, mass_table, cell_imp, cell_mass, touched)
     return vmax
+
+
+@njit(cache=True)
+def sync_geometry(state, out_local, out_owner, out_pos, out_vel, in_local, in_owner, in_pos,
+                  in_vel, in_area, dynamic, levels, use_levels, kick_levels, spacing, kick_x,
+                  kick_y, cover_area, a0, frac, cover_vel, shape_vlocal, shape_vowner,
+                  shape_verts, shape_vvel, shape_kind, shape_vstart, shape_radius, margin,
+                  shape_box, out_j, out_tau, submerged):
+    """The ``sync_bodies`` stage's kernels in one call, from the bodies' :data:`STATE_COLUMNS`:
+
+    1. :func:`pose_points`: the outline's solid particles and the interior samples;
+    2. :func:`submerged_cover` on the levels of the last exchange (``kick_levels`` receives
+       them, or NaN where ``use_levels`` is false: without gravity the whole body counts) and
+       :func:`rasterise_cover`: the solid cover of the pressure cells;
+    3. :func:`pose_points` and :func:`shape_bounds`: the containment geometry, boxes grown by
+       ``margin``;
+    4. the impulse accumulators ``out_j``, ``out_tau`` and ``submerged`` zeroed.
+    """
+    if out_local.shape[0]:
+        pose_points(out_local, out_owner, state, out_pos, out_vel)
+    pose_points(in_local, in_owner, state, in_pos, in_vel)
+    for b in range(kick_levels.shape[0]):
+        for c in range(4):
+            kick_levels[b, c] = levels[b, c] if use_levels else np.nan
+    submerged_cover(in_pos, in_owner, in_pos.shape[0], dynamic, kick_levels, spacing, in_area,
+                    kick_x, kick_y, in_vel, cover_area)
+    rasterise_cover(in_pos, in_vel, cover_area, in_pos.shape[0], a0, frac, cover_vel)
+    pose_points(shape_vlocal, shape_vowner, state, shape_verts, shape_vvel)
+    shape_bounds(shape_kind, shape_vstart, shape_verts, shape_radius, margin, shape_box)
+    out_j[:] = 0.0
+    out_tau[:] = 0.0
+    submerged[:] = 0.0
