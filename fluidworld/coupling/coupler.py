@@ -321,25 +321,35 @@ class Coupler:
         st = self.state
         cp = _CP
         if full:
-            dyn = self.dynamic
+            # one tuple per body (centre of gravity, dynamic?, mass, moment), then whole arrays:
+            # element-wise numpy writes cost more than the getters
             DYNAMIC = pymunk.Body.DYNAMIC
-            cogs = self._cog_local
-            for k, b in enumerate(self.bodies):
-                if cp is not None:
-                    hb = self._handles[k]
-                    c = cp.cpBodyGetCenterOfGravity(hb)
-                    is_dyn = cp.cpBodyGetType(hb) == DYNAMIC
-                else:
+            props: list[tuple[float, float, float, float, float]] = []
+            if cp is not None:
+                get_cog, get_type = cp.cpBodyGetCenterOfGravity, cp.cpBodyGetType
+                get_m, get_i = cp.cpBodyGetMass, cp.cpBodyGetMoment
+                for hb in self._handles:
+                    c = get_cog(hb)
+                    if get_type(hb) == DYNAMIC:
+                        props.append((c.x, c.y, 1.0, get_m(hb), get_i(hb)))
+                    else:
+                        props.append((c.x, c.y, 0.0, 0.0, 0.0))
+            else:
+                for b in self.bodies:
                     c = b.center_of_gravity
-                    is_dyn = b.body_type == DYNAMIC
-                cogs[k, 0] = c.x
-                cogs[k, 1] = c.y
-                dyn[k] = is_dyn
-                if is_dyn:
-                    m = cp.cpBodyGetMass(hb) if cp is not None else b.mass
-                    i = cp.cpBodyGetMoment(hb) if cp is not None else b.moment
-                    self._inv_mass[k] = 1.0 / m if m > 0 and math.isfinite(m) else 0.0
-                    self._inv_moment[k] = 1.0 / i if i > 0 and math.isfinite(i) else 0.0
+                    if b.body_type == DYNAMIC:
+                        props.append((c.x, c.y, 1.0, b.mass, b.moment))
+                    else:
+                        props.append((c.x, c.y, 0.0, 0.0, 0.0))
+            a = np.array(props, np.float64).reshape(-1, 5)
+            self._cog_local[:] = a[:, :2]
+            dyn = a[:, 2] > 0.0
+            self.dynamic[:] = dyn
+            for col, out in ((3, self._inv_mass), (4, self._inv_moment)):
+                v = a[:, col]
+                ok = dyn & (v > 0.0) & np.isfinite(v)
+                out[:] = 0.0
+                np.divide(1.0, v, out=out, where=ok)
         rows = []
         if self._read_batch():
             K.body_state(self._raw, self._cog_local, st)
