@@ -267,6 +267,10 @@ def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
         if not ok:
             continue
         sd = nx_ * (px - ax) + ny_ * (py - ay)
+        if sd > 0.0 and (r <= 0.0 or sd >= r):
+            # outside this edge beyond the rounding: outside the shape (what the full loop
+            # below would conclude, since best >= sd); most tested particles leave here
+            return False, px, py, 0.0, 0.0
         if sd > best:
             best = sd
             bnx = nx_
