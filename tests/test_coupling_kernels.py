@@ -212,7 +212,8 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
         c._in_area, c._in_owner, c.state, c.dynamic, c._kick_levels, c.spacing_interior, True,
         c.rho_f, c._kick[0], c._kick[1], measure, c._col_w, near, far, 0.5, True, rgh * gx,
         rgh * gy, prm.drag * layer * h, float(f._mass[0]), -1.0, a["box"], a["tops"],
-        a["levels"], a["J"], a["tau"], a["sub"], a["cimp"], a["cmass"], a["touched"])
+        a["levels"], a["J"], a["tau"], a["sub"], a["cimp"], a["cmass"], a["touched"],
+        f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, 2.0 * c.a0)
 
     b = fresh()
     K.sum_point_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_owner, c.state, 1.0,
@@ -238,6 +239,12 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
                           b["touched"])
 
     assert vmax_a == vmax_b and (vmax_a > 0.0) == measure
+    # the drag reaction looked only at the particles of the rows around the cells with an
+    # impulse, and every particle of such a cell was among them
+    lo, hi = K.impulse_particle_range(a["cimp"], f.nx, c.a0, 2.0 * c.a0, f._nb_start,
+                                      1.0 / f.nb_h, f.nb_nx, f.nb_ny)
+    hit = np.flatnonzero(np.abs(a["cimp"][f._cell_of[: f.count]]).sum(axis=1) > 0)
+    assert len(hit) and lo <= hit.min() and hit.max() < hi and hi - lo < f.count // 2
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert np.abs(a["J"]).sum() > 0 and np.abs(a["cimp"]).sum() > 0 and a["sub"].sum() > 0

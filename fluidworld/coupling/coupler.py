@@ -552,7 +552,10 @@ class Coupler:
             self.a0 * (0.5 + prm.level_columns), 0.5, bool(prm.buoyancy and (gx or gy)),
             rgh * gx, rgh * gy, prm.drag * layer * h, float(f._mass[0]), self._vmax,
             self.body_box, self._tops, self.levels, J, tau, self.submerged_area, self._cell_imp,
-            self._cell_mass, self._touched)
+            self._cell_mass, self._touched, f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny,
+            # how far a particle can have moved between the sort and the deposit (repulsion
+            # only): the shapes' box margin plus a cell, ample
+            self._margin + self.a0)
         self._apply(J, tau, reuse_read)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64],

@@ -26,6 +26,7 @@ __all__ = [
     "buoyancy_impulses",
     "drag_impulses",
     "apply_cell_impulses",
+    "impulse_particle_range",
     "sample_bounds",
     "pressure_impulses",
     "submerged_cover",
@@ -594,15 +595,17 @@ def drag_impulses(pos, vel, owner, n, state, levels, dynamic, cell_count, cell_v
 
 
 @njit(cache=True)
-def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, touched):
+def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, touched, lo=0,
+                        hi=-1):
     """Share each cell's impulse ``cell_imp`` (n_cells, 2) among the particles that the pressure
     stage put in that cell (``cell_of``), by mass: each gets the same velocity change, and the
     momentum they receive adds up to the impulse exactly. ``cell_mass`` (n_cells) and
     ``touched`` (n) are scratch: the second pass visits only the particles of cells with an
-    impulse (those next to bodies), listed by the first."""
+    impulse (those next to bodies), listed by the first. Only particles ``lo..hi`` (default:
+    all ``n``) are looked at (see :func:`impulse_particle_range`)."""
     cell_mass[:] = 0.0
     k = 0
-    for p in range(n):
+    for p in range(np.uint64(lo), np.uint64(n if hi < 0 else hi)):
         c = np.uint64(cell_of[p])  # unsigned: no negative-index wrap-around per particle
         if cell_imp[c, 0] != 0.0 or cell_imp[c, 1] != 0.0:
             cell_mass[c] += mass_table[mat[p]]
@@ -615,6 +618,27 @@ def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, t
         if m > 0.0:
             vel[p, 0] += cell_imp[c, 0] / m
             vel[p, 1] += cell_imp[c, 1] / m
+
+
+@njit(cache=True)
+def impulse_particle_range(cell_imp, nx, a0, reach, nb_start, inv_nb, nb_nx, nb_ny):
+    """The particles that can be in a cell with an impulse: ``(lo, hi)``, an index range of the
+    particles as the ``bin`` stage sorted them (by neighbour-grid row), covering the rows of
+    those cells grown by ``reach`` (how far a particle can have moved between the sort and the
+    pressure stage's deposit, which put it in its cell). ``(0, 0)`` if no cell has one."""
+    jmin = -1
+    jmax = -1
+    for c in range(cell_imp.shape[0]):
+        if cell_imp[c, 0] != 0.0 or cell_imp[c, 1] != 0.0:
+            j = c // nx
+            if jmin < 0:
+                jmin = j
+            jmax = j
+    if jmin < 0:
+        return 0, 0
+    r0 = min(max(int((jmin * a0 - reach) * inv_nb), 0), nb_ny - 1)
+    r1 = min(max(int(((jmax + 1) * a0 + reach) * inv_nb), 0), nb_ny - 1)
+    return nb_start[r0 * nb_nx], nb_start[(r1 + 1) * nb_nx]
 
 
 @njit(cache=True)
@@ -795,8 +819,8 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
                       out_owner, in_pos, in_area, in_owner, state, dynamic, kick_levels,
                       spacing, push, rho, kick_x, kick_y, measure, col_w, near, far,
                       min_clean, buoyancy, buoy_x, buoy_y, drag_coef, m0, vmax, body_box, tops,
-                      levels, out_j,
-                      out_tau, submerged, cell_imp, cell_mass, touched):
+                      levels, out_j, out_tau, submerged, cell_imp, cell_mass, touched, nb_start,
+                      inv_nb, nb_nx, nb_ny, reach):
     """The ``exchange`` stage's impulses in one call (the coupler's order; each step is the
     kernel named, see there):
 
@@ -806,7 +830,8 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
        :func:`water_levels`: the water level beside each body;
     4. :func:`buoyancy_impulses` (if ``buoyancy``), with ``buoy = -rho g h``;
     5. :func:`drag_impulses` (if ``drag_coef > 0``) and its reaction on the fluid,
-       :func:`apply_cell_impulses`.
+       :func:`apply_cell_impulses`, looking only at the particles that
+       :func:`impulse_particle_range` finds through the neighbour grid (``nb_*``, ``reach``).
 
     ``vmax`` is the largest particle speed component known; returns it, measured again by
     :func:`column_tops` if that ran.
@@ -836,7 +861,10 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
         drag_impulses(out_pos, out_vel, out_owner, m_out, state, levels, dynamic, cell_count,
                       cell_vel, grad, solid_frac, cover_vel, gamma, a0, m0, drag_coef, out_j,
                       out_tau, cell_imp)
-        apply_cell_impulses(f_vel, f_mat, n, cell_of, mass_table, cell_imp, cell_mass, touched)
+        nx = cell_count.shape[1]
+        lo, hi = impulse_particle_range(cell_imp, nx, a0, reach, nb_start, inv_nb, nb_nx, nb_ny)
+        apply_cell_impulses(f_vel, f_mat, n, cell_of, mass_table, cell_imp, cell_mass, touched,
+                            lo, min(hi, n))
     return vmax
 
 
