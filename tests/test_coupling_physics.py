@@ -245,20 +245,27 @@ def test_fast_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
         bodies = [(b.position.x, b.position.y, b.angle) for b in world.coupler.bodies]
         return world.fluid.state_hash(), bodies
 
-    assert C._CP is not None  # pymunk 6.9 and 7.x both expose the getters
+    assert C._RAW is not None  # pymunk 6.9 and 7.x: the struct fields were found
+    assert C._CP is not None  # ... both expose the getters
     assert C._BATCH is not None  # ... and pymunk.batch
     fast = run()
+    monkeypatch.setattr(C, "_RAW", None)  # batch reads and writes
+    assert run() == fast
     monkeypatch.setattr(C, "_BATCH", None)  # getters only
     assert run() == fast
     monkeypatch.setattr(C, "_CP", None)  # public properties only
     assert run() == fast
 
 
-def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write() -> None:
-    """``v += J/m`` and ``w += tau/I`` go to the whole space in one ``pymunk.batch`` write: the
-    coupled dynamic bodies get exactly what the body-by-body write gives them, the space's other
-    bodies (uncoupled, kinematic, static) keep their velocities. A space that lets bodies sleep
-    is written body by body, and an uncoupled sleeping body stays asleep."""
+def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``v += J/m`` and ``w += tau/I`` go straight into the bodies' structs, or to the whole
+    space in one ``pymunk.batch`` write: the coupled dynamic bodies get exactly what the
+    body-by-body write gives them, the space's other bodies (uncoupled, kinematic, static) keep
+    their velocities. A space that lets bodies sleep is written body by body, and an uncoupled
+    sleeping body stays asleep."""
+    from fluidworld.coupling import coupler as C
+
     world = pool(240.0, 200.0, 80.0)
     box = world.add_box((80.0, 120.0), (30.0, 20.0), density=0.5).body
     ball = world.add_ball((160.0, 130.0), 12.0, density=0.7).body
@@ -275,25 +282,29 @@ def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write
     tau = np.array([0.3 * box.moment, -0.7 * ball.moment])
     others = [(b.velocity, b.angular_velocity) for b in (stranger, kin)]
 
-    def write(batch: bool) -> list[tuple[float, float, float]]:
+    def write(how: str) -> list[tuple[float, float, float]]:
         saved = [(b.velocity, b.angular_velocity) for b in (box, ball)]
-        if batch:
+        if how == "raw":
+            assert c._apply_raw(J, tau)
+        elif how == "batch":
             assert c._apply_batch(J, tau)
         else:
-            out, c._batch_out = c._batch_out, None  # no batch write: body by body
-            c._apply(J, tau)
-            c._batch_out = out
+            with monkeypatch.context() as m:
+                m.setattr(C, "_RAW", None)
+                m.setattr(c, "_batch_out", None)  # neither: body by body
+                c._apply(J, tau)
         got = [(b.velocity.x, b.velocity.y, b.angular_velocity) for b in (box, ball)]
         for b, (v, w) in zip((box, ball), saved, strict=True):
             b.velocity, b.angular_velocity = v, w
         return got
 
-    batched, one_by_one = write(True), write(False)
-    assert batched == one_by_one
+    batched, one_by_one = write("batch"), write("one by one")
+    assert batched == one_by_one == write("raw")
     vx, vy, w = batched[0]
     assert vx == pytest.approx(box.velocity.x + 0.4) and vy == pytest.approx(box.velocity.y - 1.5)
     assert w == pytest.approx(box.angular_velocity + 0.3)
     c._apply_batch(J, tau)
+    c._apply_raw(J, tau)
     assert [(b.velocity, b.angular_velocity) for b in (stranger, kin)] == others
     # reusing the last read (the World's exchange): the same write; twice in a row, the second
     # reads afresh (the first made the read out of date), so both impulses arrive
@@ -310,7 +321,7 @@ def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write
     stranger.velocity, stranger.angular_velocity = (0.0, 0.0), 0.0
     stranger.sleep()
     assert stranger.is_sleeping
-    assert not c._apply_batch(J, tau)
+    assert not c._apply_batch(J, tau) and not c._apply_raw(J, tau)
     c._apply(J, tau)
     assert stranger.is_sleeping
 

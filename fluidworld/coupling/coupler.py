@@ -34,6 +34,7 @@ import pymunk
 from numpy.typing import NDArray
 
 from . import kernels as K
+from . import rawbody
 from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
 
 
@@ -78,6 +79,8 @@ _BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
 #: What the impulses change, written back for the whole space in one call.
 _BATCH_SET_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.VELOCITY
                      | _BATCH.BodyFields.ANGULAR_VELOCITY)
+#: Where the body fields sit in chipmunk's structs (``rawbody``); None: read through pymunk.
+_RAW = rawbody.OFFSETS
 
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
@@ -299,6 +302,10 @@ class Coupler:
         self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
         self._batch_vel = np.zeros((0, 3))
         self._read_raw: NDArray[np.float64] | None = None  # the last batch read, while valid
+        # direct struct access: each body's cpBody address (valid while we hold the Body)
+        self._addr = np.array([rawbody.address(b) for b in bodies] if _RAW is not None else [],
+                              np.uint64)
+        self._fields = np.zeros((nb, len(rawbody.FIELDS)))
         # the fluid's solid arrays: walls first, then our outline particles
         f = self.fluid
         f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
@@ -319,6 +326,16 @@ class Coupler:
         """
         self._build()
         st = self.state
+        if _RAW is not None:  # every field of every body in one kernel call
+            fields = self._fields
+            rawbody.read_bodies(self._addr, _RAW, fields)
+            if full:
+                m = fields[:, 6]
+                self._set_mass_properties(fields[:, 8:10], np.isfinite(m), m, fields[:, 7])
+            self._raw[:] = fields[:, :6]
+            K.body_state(self._raw, self._cog_local, st)
+            self._check_state()
+            return
         cp = _CP
         if full:
             # one tuple per body (centre of gravity, dynamic?, mass, moment), then whole arrays:
@@ -342,14 +359,7 @@ class Coupler:
                     else:
                         props.append((c.x, c.y, 0.0, 0.0, 0.0))
             a = np.array(props, np.float64).reshape(-1, 5)
-            self._cog_local[:] = a[:, :2]
-            dyn = a[:, 2] > 0.0
-            self.dynamic[:] = dyn
-            for col, out in ((3, self._inv_mass), (4, self._inv_moment)):
-                v = a[:, col]
-                ok = dyn & (v > 0.0) & np.isfinite(v)
-                out[:] = 0.0
-                np.divide(1.0, v, out=out, where=ok)
+            self._set_mass_properties(a[:, :2], a[:, 2] > 0.0, a[:, 3], a[:, 4])
         rows = []
         if self._read_batch():
             K.body_state(self._raw, self._cog_local, st)
@@ -368,6 +378,21 @@ class Coupler:
         if rows:
             self._raw[:] = rows
             K.body_state(self._raw, self._cog_local, st)
+        self._check_state()
+
+    def _set_mass_properties(self, cog: NDArray[np.float64], dynamic: NDArray[np.bool_],
+                             mass: NDArray[np.float64], moment: NDArray[np.float64]) -> None:
+        """Keep the bodies' centres of gravity, which are dynamic, and their inverse masses and
+        moments (0 where not dynamic, or not positive and finite)."""
+        self._cog_local[:] = cog
+        self.dynamic[:] = dynamic
+        for v, out in ((mass, self._inv_mass), (moment, self._inv_moment)):
+            ok = dynamic & (v > 0.0) & np.isfinite(v)
+            out[:] = 0.0
+            np.divide(1.0, v, out=out, where=ok)
+
+    def _check_state(self) -> None:
+        st = self.state
         if len(st) and not np.isfinite(st).all():
             bad = int(np.nonzero(~np.isfinite(st).all(axis=1))[0][0])
             raise ValueError(
@@ -568,7 +593,7 @@ class Coupler:
         does; bodies that get nothing are left alone. With ``reuse_read`` the batch write starts
         from the velocities of the last batch read (see :meth:`exchange`).
         """
-        if self._apply_batch(J, tau, reuse_read):
+        if self._apply_raw(J, tau) or self._apply_batch(J, tau, reuse_read):
             return
         dyn = self.dynamic.tolist()
         inv_m = self._inv_mass.tolist()
@@ -588,6 +613,18 @@ class Coupler:
                 v = b.velocity
                 b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
                 b.angular_velocity = b.angular_velocity + t * inv_i[k]
+
+    def _apply_raw(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> bool:
+        """:meth:`_apply` straight into the bodies' structs (``rawbody``), which skips waking a
+        sleeping body: only while the bodies' space lets no body sleep. False where not used."""
+        if _RAW is None or not len(self.bodies):
+            return False
+        space = self.bodies[0].space  # the World's bodies share one space
+        if space is not None and space.sleep_time_threshold != math.inf:
+            return False
+        rawbody.write_velocities(self._addr, _RAW, self.dynamic, J, tau, self._inv_mass,
+                                 self._inv_moment)
+        return True
 
     def _apply_batch(self, J: NDArray[np.float64], tau: NDArray[np.float64],
                      reuse_read: bool = False) -> bool:
