@@ -356,8 +356,7 @@ class World:
         self.profile_detail["settle"] += (time.perf_counter() - t0) * 1e3
 
     def _exchange(self, h: float, measure: bool) -> None:
-        # only the fluid's stages ran since this substep's sync read the bodies
-        self.coupler.exchange(h, measure, reuse_read=True)
+        self.coupler.exchange(h, measure)
         t0 = time.perf_counter()
         self.space.step(h)
         self.profile_detail["space_step"] += (time.perf_counter() - t0) * 1e3

@@ -301,7 +301,6 @@ class Coupler:
         # read into it would let pymunk reallocate numpy's memory
         self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
         self._batch_vel = np.zeros((0, 3))
-        self._read_raw: NDArray[np.float64] | None = None  # the last batch read, while valid
         # direct struct access: each body's cpBody address (valid while we hold the Body)
         self._addr = np.array([rawbody.address(b) for b in bodies] if _RAW is not None else [],
                               np.uint64)
@@ -405,7 +404,6 @@ class Coupler:
         getters), with ``_batch_rows`` the coupled bodies' rows. ``None`` where there are no
         bodies, they are not all in one space or the batch module is missing."""
         buf = self._batch_buf
-        self._read_raw = None  # the buffer is about to be overwritten
         if buf is None:  # no batch module, or no bodies
             return None
         space = self.bodies[0].space
@@ -436,7 +434,6 @@ class Coupler:
         if raw is None:
             return False
         np.take(raw, self._batch_rows, axis=0, out=self._raw)
-        self._read_raw = raw
         return True
 
     def sync(self, h: float | None = None, full: bool = True) -> None:
@@ -496,8 +493,7 @@ class Coupler:
         self.angular_impulse[:] = 0.0
         moved = self.contain(self.fluid.params.h if h is None else h)
         if moved:  # else every impulse is zero
-            # nothing has changed the bodies since the read above
-            self._apply(self.impulse, self.angular_impulse, reuse_read=True)
+            self._apply(self.impulse, self.angular_impulse)
         return moved
 
     def remember_positions(self) -> None:
@@ -539,7 +535,7 @@ class Coupler:
             self.angular_impulse))
         return self.contained
 
-    def exchange(self, h: float, measure: bool = True, reuse_read: bool = False) -> None:
+    def exchange(self, h: float, measure: bool = True) -> None:
         """Stage ``exchange``: contact, containment, pressure, buoyancy and drag impulses ->
         bodies (``v += J/m``, ``w += tau/I``), drag reaction -> fluid.
 
@@ -548,9 +544,6 @@ class Coupler:
             measure: Measure the water level beside each body again (one pass over the
                 particles); the World does it once per step, the surface moves little in a
                 substep.
-            reuse_read: Nothing has changed the bodies since this substep's :meth:`sync` read
-                them (the World's step guarantees it): add the impulses to the velocities read
-                then instead of reading them again.
         """
         f = self.fluid
         nb = len(self.bodies)
@@ -581,19 +574,17 @@ class Coupler:
             # how far a particle can have moved between the sort and the deposit (repulsion
             # only): the shapes' box margin plus a cell, ample
             self._margin + self.a0)
-        self._apply(J, tau, reuse_read)
+        self._apply(J, tau)
 
-    def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64],
-               reuse_read: bool = False) -> None:
+    def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
         """Write the summed impulses back: ``v += J/m`` and ``w += tau/I`` on every dynamic body.
 
         Velocities are read and written for the whole space in two ``pymunk.batch`` calls
         (:meth:`_apply_batch`); otherwise body by body, through the same arithmetic, so both
         ways give the same doubles. Setting a velocity wakes a sleeping body, as an impulse
-        does; bodies that get nothing are left alone. With ``reuse_read`` the batch write starts
-        from the velocities of the last batch read (see :meth:`exchange`).
+        does; bodies that get nothing are left alone.
         """
-        if self._apply_raw(J, tau) or self._apply_batch(J, tau, reuse_read):
+        if self._apply_raw(J, tau) or self._apply_batch(J, tau):
             return
         dyn = self.dynamic.tolist()
         inv_m = self._inv_mass.tolist()
@@ -626,8 +617,7 @@ class Coupler:
                                  self._inv_moment)
         return True
 
-    def _apply_batch(self, J: NDArray[np.float64], tau: NDArray[np.float64],
-                     reuse_read: bool = False) -> bool:
+    def _apply_batch(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> bool:
         """:meth:`_apply` for the whole space in one read and one write (``pymunk.batch``).
 
         The write sets the velocity of every body of the space, the others' to what was just
@@ -639,7 +629,7 @@ class Coupler:
         space = self.bodies[0].space
         if space is None or space.sleep_time_threshold != math.inf:
             return False
-        raw = self._read_raw if reuse_read and self._read_raw is not None else self._space_rows()
+        raw = self._space_rows()
         if raw is None:
             return False
         if len(self._batch_vel) != len(raw):
@@ -649,5 +639,4 @@ class Coupler:
                              self._inv_moment, vel)
         self._batch_out.set_float_buf(vel.reshape(-1))  # the buffer keeps the array alive
         _BATCH.set_space_bodies(space, _BATCH_SET_FIELDS, self._batch_out)
-        self._read_raw = None  # the velocities it holds are out of date now
         return True
