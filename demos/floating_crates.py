@@ -21,7 +21,7 @@ class FloatingCrates(Level):
     """Pool with floating bodies and a sinking anvil."""
 
     title = "Floating crates"
-    help = "Light bodies float, the anvil sinks. K: drop another anvil"
+    help = "Light bodies float, the anvil sinks."
     width = 960.0
     height = 540.0
 

@@ -573,8 +573,15 @@ class World:
 
     @staticmethod
     def _surface(shape: pymunk.Shape, friction: float, elasticity: float) -> None:
-        shape.friction = _finite("friction", friction)
-        shape.elasticity = _finite("elasticity", elasticity)
+        # chipmunk aborts the whole process on a negative value: refuse it here, by name
+        f = _finite("friction", friction)
+        if f < 0.0:
+            raise ValueError(f"friction must be >= 0, got {friction!r}")
+        e = _finite("elasticity", elasticity)
+        if not 0.0 <= e <= 1.0:
+            raise ValueError(f"elasticity must be in [0, 1], got {elasticity!r}")
+        shape.friction = f
+        shape.elasticity = e
 
     def add_static_segment(
         self, a: tuple[float, float], b: tuple[float, float], radius: float = 2.0,
@@ -634,6 +641,9 @@ class World:
         if w <= 0 or h <= 0:
             raise ValueError(f"size must be positive, got {size!r}")
         r = _finite("radius", radius)
+        if not 0.0 <= r <= 0.5 * min(w, h):
+            raise ValueError(f"radius must be in [0, min(size) / 2 = {0.5 * min(w, h):g}], "
+                             f"got {radius!r}")
         return self._dynamic(lambda b: pymunk.Poly.create_box(b, (w, h), radius=r), position,
                              angle, density, friction, elasticity, sprite, kind)
 

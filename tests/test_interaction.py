@@ -259,3 +259,41 @@ def test_render_helpers_need_no_display(window: Any, tmp_path: Path) -> None:
     assert result.frames == 2 and len(frames) == 2 and (tmp_path / "y.png").is_file()
     with pytest.raises(ValueError, match=r"\.png, \.gif or \.mp4"):
         render_level(Yard, tmp_path / "y.jpg", frames=1, progress=None, window=window)
+
+
+SLOW_CLOCK = '''
+from fluidworld.levels import LevelSession
+from fluidworld.levels.play import MAX_LAG, PlayWindow
+from arcade.clock import GLOBAL_FIXED_CLOCK
+
+s = LevelSession("floating_crates")
+win = PlayWindow(s, size=(320, 180), visible=False)
+dt = win.fixed_delta_time
+body = next(b for b in s.world.space.bodies if b.body_type == b.DYNAMIC)
+start = body.position
+steps = []
+# every frame takes 5 physics steps of real time: arcade's per-frame update (what pyglet's
+# clock calls) queues the capped fixed updates and on_update; dispatch_events runs them
+for _ in range(40):
+    win._dispatch_updates(5 * dt)
+    win.dispatch_events()
+    steps.append(s.world.steps)
+    assert GLOBAL_FIXED_CLOCK.accumulated <= MAX_LAG + 5 * dt + 1e-9
+moved = (body.position - start).length
+print("ok", steps[19], steps[-1] - steps[19], round(moved, 2))
+'''
+
+
+def test_play_window_under_a_slow_clock_keeps_stepping(tmp_path: Path) -> None:
+    """Frames 5x slower than real time: slow motion (capped fixed updates every frame), never a
+    world that stops stepping once it has fallen behind (the lag is dropped, not replayed)."""
+    script = tmp_path / "slow.py"
+    script.write_text(SLOW_CLOCK)
+    env = dict(os.environ, ARCADE_HEADLESS="1")
+    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    word, first, later, moved = proc.stdout.split()[:4]
+    assert word == "ok"
+    assert int(first) >= 40 and int(later) >= 40  # >= 2 steps a frame, in both halves
+    assert float(moved) > 1.0  # the bodies move (they start in the air above the pool)

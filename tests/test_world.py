@@ -271,3 +271,23 @@ def test_emitter_emits_exactly_rate_times_time(world: World) -> None:
     jet.enabled = False
     world.step()
     assert jet.emitted == 180
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda w: w.add_box((50, 50), (10, 10), friction=-1), "friction must be >= 0"),
+    (lambda w: w.add_ball((50, 50), 5, elasticity=-1), r"elasticity must be in \[0, 1\]"),
+    (lambda w: w.add_ball((50, 50), 5, elasticity=1.5), r"elasticity must be in \[0, 1\]"),
+    (lambda w: w.add_static_segment((0, 10), (90, 10), friction=-1), "friction must be >= 0"),
+    (lambda w: w.add_static_poly([(0, 0), (9, 0), (0, 9)], elasticity=-0.1), "elasticity"),
+    (lambda w: w.add_box((50, 50), (10, 10), radius=-1), r"radius must be in \[0, "),
+    (lambda w: w.add_box((50, 50), (10, 10), radius=6), r"radius must be in \[0, "),
+])
+def test_surface_and_corner_values_chipmunk_would_abort_on_are_refused(call, match) -> None:
+    """chipmunk aborts the process (SIGABRT) on negative friction or elasticity: the helpers
+    refuse them at the call, naming the argument, and add nothing to the Space."""
+    w = World(100, 100)
+    shapes_before = len(w.space.shapes)
+    with pytest.raises(ValueError, match=match):
+        call(w)
+    assert len(w.space.shapes) == shapes_before
+    w.step()

@@ -5,8 +5,9 @@ forwards events; :class:`Game` holds the logic (input -> world actions, drawing,
 any window, so tests drive it with a hidden headless one and synthetic mouse and key events.
 
 Physics runs in ``on_fixed_update`` at the level's ``dt`` (1/60 s), independent of the frame
-rate. If a step takes longer than ``dt`` the game slows down instead of spiralling: fixed updates
-that are more than :data:`MAX_LAG` behind are dropped.
+rate. If a step takes longer than ``dt`` the game slows down instead of spiralling: lag beyond
+:data:`MAX_LAG` is dropped each frame (:func:`drop_lag`) while the capped fixed updates still step
+the world, so a slow machine gets slow motion, never a frozen game.
 
 This is the only module of :mod:`fluidworld.levels` that imports arcade.
 """
@@ -628,6 +629,26 @@ class Game:
 
 
 # ------------------------------------------------------------------------------ the window
+def drop_lag(clock: Any, max_lag: float) -> int:
+    """Advance a fixed clock (arcade's ``FixedClock``: ``accumulated``, ``rate``, ``tick``) until
+    it lags its sibling clock by at most ``max_lag`` seconds, without running the updates that
+    were missed; returns how many ticks were dropped.
+
+    arcade runs at most ``fixed_frame_cap + 1`` fixed updates per frame. When the physics of one
+    frame takes longer than the frame, the lag grows without bound; dropping it here turns that
+    into slow motion (the cap's updates still run every frame) instead of a game that stops
+    stepping once it has fallen behind.
+    """
+    rate = float(clock.rate)
+    excess = float(clock.accumulated) - max_lag
+    if excess <= 0.0:
+        return 0
+    n = math.ceil(excess / rate)
+    for _ in range(n):
+        clock.tick(rate)
+    return n
+
+
 class PlayWindow(arcade.Window):
     """An arcade window that plays a level through a :class:`Game`.
 
@@ -662,15 +683,15 @@ class PlayWindow(arcade.Window):
         self.game = Game(session, self, mode=mode, debug=debug)
 
     def on_fixed_update(self, delta_time: float) -> None:
-        """Physics at a fixed rate; fixed updates lagging more than ``MAX_LAG`` are dropped."""
-        from arcade.clock import GLOBAL_FIXED_CLOCK
-
-        if GLOBAL_FIXED_CLOCK.accumulated > MAX_LAG:
-            return
+        """Physics at a fixed rate: one world step per fixed update."""
         self.game.fixed_update(delta_time)
 
     def on_update(self, delta_time: float) -> None:
-        """Poll the level file in watch mode."""
+        """Drop the lag beyond ``MAX_LAG`` (slow motion, never a frozen game); poll the level
+        file in watch mode."""
+        from arcade.clock import GLOBAL_FIXED_CLOCK
+
+        drop_lag(GLOBAL_FIXED_CLOCK, MAX_LAG)
         if self.watch:
             self._watch_timer += delta_time
             if self._watch_timer >= 0.5:
