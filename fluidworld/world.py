@@ -11,11 +11,12 @@ Stages, each timed into :attr:`World.profile` (ms per step, summed over substeps
 3. ``bin``              counting sort of particles; solids binned
 4. ``local_repulsion``  paper Eq. 5-6, fluid-fluid and fluid-solid (impulses recorded)
 5. ``srd_collision``    paper Eq. 3
-6. ``cell_pressure``    paper Eq. 7-10 (or the converged solver), solid cover included
-7. ``advect``           r += v h, containment in the box and out of every shape
-8. ``exchange``         impulses, buoyancy and drag -> bodies; ``space.step(h)``; after the
+6. ``viscosity``        each material's shear viscosity (momentum diffusion between SRD cells)
+7. ``cell_pressure``    paper Eq. 7-10 (or the converged solver), solid cover included
+8. ``advect``           r += v h, containment in the box and out of every shape
+9. ``exchange``         impulses, buoyancy and drag -> bodies; ``space.step(h)``; after the
                         last substep, containment once more against the moved bodies
-9. ``events``           (once per step) drains, emitters, bodies entering/leaving water
+10. ``events``          (once per step) drains, emitters, bodies entering/leaving water
 
 Entities (bodies, static shapes, drains, emitters) have integer ids that carry a generation:
 an id goes stale when its entity is removed, and using a stale id raises ``KeyError``. Removing
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_collision",
-          "cell_pressure", "advect", "exchange", "events")
+          "viscosity", "cell_pressure", "advect", "exchange", "events")
 
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
@@ -327,6 +328,7 @@ class World:
                 self._timed("bin", f.bin_particles)
                 self._timed("local_repulsion", f.repulse, h)
                 self._timed("srd_collision", f.collide, h)
+                self._timed("viscosity", f.apply_viscosity, h)
                 self._timed("cell_pressure", f.solve_pressure, h)
                 self._timed("advect", self._advect, h)
                 self._timed("exchange", self._exchange, h, sub == 0)

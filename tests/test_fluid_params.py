@@ -47,8 +47,13 @@ def test_wrong_types_raise_type_error():
 
 
 def test_bad_materials():
+    # viscosity is a kinematic viscosity in units^2 per time unit (was a fraction in [0, 1))
+    with pytest.raises(ValueError, match=r"viscosity.*\[0, 1e\+07\]"):
+        Material("x", viscosity=-1.0)
     with pytest.raises(ValueError, match="viscosity"):
-        Material("x", viscosity=1.5)
+        Material("x", viscosity=2e7)
+    with pytest.raises(TypeError, match="viscosity"):
+        Material("x", viscosity="thick")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="srd_alpha"):
         Material("x", srd_alpha=4.0)
     with pytest.raises(ValueError, match="color"):

@@ -24,6 +24,10 @@ PressureSolver = Literal["converged", "paper", "none"]
 #: Upper bound on particles: 8 float64 + 1 byte + bookkeeping ~ 100 bytes each, two buffers.
 MAX_PARTICLES_LIMIT = 20_000_000
 
+#: Upper bound on ``Material.viscosity`` (world units^2 per time unit): far stiffer than the
+#: viscosity stage's sweeps can follow at any sane step (it then saturates, it never blows up).
+MAX_VISCOSITY = 1e7
+
 
 def _finite(name: str, value: object) -> float:
     """``value`` as a finite float; TypeError for non-numbers (bools too), ValueError for NaN/inf.
@@ -62,8 +66,12 @@ class Material:
         density: Mass density relative to water (1.0). Particle mass is ``density * a0**2 / gamma``.
         srd_alpha: SRD rotation angle in radians (paper Eq. 3), in [0, pi]. The sign is random per
             cell and step. Larger angles exchange more momentum between particles in a cell.
-        viscosity: Fraction in [0, 1) of each particle's velocity relative to its SRD cell mean that
-            is removed per step (0 = the paper's energy-conserving SRD; honey ~0.3).
+        viscosity: Kinematic viscosity ``nu`` added to the SRD fluid's own, in world units^2 per
+            time unit (px^2/s at the game preset), in [0, 1e7]. The ``viscosity`` stage diffuses
+            momentum with it (see ``fluid/viscosity.py``); a viscous material (``> 0``) also damps
+            5 % of its sub-cell velocity per substep. 0 is the paper's energy-conserving SRD.
+            The measured ``nu`` is SRD's own (~1,300 px^2/s at ``srd_alpha = pi/2``, ~800 at
+            ``pi/3``, game preset) plus ~0.9x this value; see docs/architecture.md for the table.
         wall_mode: What a particle that crosses a wall does: ``"bounce"`` mirrors the normal
             velocity (scaled by ``restitution``), ``"adhere"`` keeps only ``1 - adhesion`` of the
             velocity.
@@ -94,8 +102,11 @@ class Material:
         if not 0.0 <= a <= math.pi:
             raise ValueError(f"Material.srd_alpha must be in [0, pi], got {a}")
         v = _finite("Material.viscosity", self.viscosity)
-        if not 0.0 <= v < 1.0:
-            raise ValueError(f"Material.viscosity must be in [0, 1), got {v}")
+        if not 0.0 <= v <= MAX_VISCOSITY:
+            raise ValueError(
+                f"Material.viscosity (kinematic, world units^2 per time unit) must be in "
+                f"[0, {MAX_VISCOSITY:g}], got {v}"
+            )
         if self.wall_mode not in ("bounce", "adhere"):
             raise ValueError(
                 f"Material.wall_mode must be 'bounce' or 'adhere', got {self.wall_mode!r}"
@@ -106,12 +117,14 @@ class Material:
                 raise ValueError(f"Material.{nm} must be in [0, 1], got {x}")
 
 
-WATER = Material("water", (40, 110, 220, 255), viscosity=0.05)
+# viscosity in px^2/s (game preset): measured nu (fidelity/viscosity.py) ~1,400 water, ~800 oil,
+# ~20,000 honey
+WATER = Material("water", (40, 110, 220, 255), viscosity=100.0)
 # same density as water: the mixing scene's second fluid
-INK = Material("ink", (40, 190, 90, 255), viscosity=0.05)
+INK = Material("ink", (40, 190, 90, 255), viscosity=100.0)
 OIL = Material("oil", (220, 170, 40, 255), density=0.8, srd_alpha=math.pi / 3)
-HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=0.3, wall_mode="adhere",
-                 adhesion=0.5)
+HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=20_000.0,
+                 wall_mode="adhere", adhesion=0.5)
 
 
 def default_materials() -> tuple[Material, ...]:

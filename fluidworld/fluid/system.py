@@ -6,8 +6,10 @@ One substep (``h = dt / substeps``), each stage timed into :attr:`FluidSystem.pr
 2. ``bin``             -- counting sort of the particle arrays by neighbour cell; solids binned.
 3. ``local_repulsion`` -- Eq. 5-6, Jacobi, fluid-fluid and fluid-solid, momentum to solids.
 4. ``srd_collision``   -- Eq. 3 on a randomly shifted grid.
-5. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged").
-6. ``advect``          -- Eq. 4 and containment in the domain box.
+5. ``viscosity``       -- each material's shear viscosity: momentum diffusion between the cells of
+   that grid (``viscosity.py``); skipped when no particle is viscous.
+6. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged").
+7. ``advect``          -- Eq. 4 and containment in the domain box.
 
 The World (``fluidworld.world``) runs the same stages with body solids in between; this class
 knows nothing of pymunk. Data is struct-of-arrays: ``pos``/``vel`` (capacity, 2) float64 and
@@ -25,7 +27,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import advection, binning, collision, pressure, repulsion
+from . import advection, binning, collision, pressure, repulsion, viscosity
 from .params import FluidParams, Material, default_materials
 
 __all__ = [
@@ -35,7 +37,8 @@ __all__ = [
     "PARALLEL_REPULSION_MIN_PARTICLES",
 ]
 
-STAGES = ("external_forces", "bin", "local_repulsion", "srd_collision", "cell_pressure", "advect")
+STAGES = ("external_forces", "bin", "local_repulsion", "srd_collision", "viscosity",
+          "cell_pressure", "advect")
 
 #: Below this many particles the kernels run serially: a parallel region costs more than it saves.
 PARALLEL_MIN_PARTICLES = 12_000
@@ -45,6 +48,11 @@ PARALLEL_MIN_PARTICLES = 12_000
 PARALLEL_REPULSION_MIN_PARTICLES = 5_000
 
 _SOR_OMEGA = 1.6
+
+#: Fraction of the velocity relative to the SRD cell mean that a viscous material
+#: (``Material.viscosity > 0``) loses per substep in the collision (Eq. 3's ``nu``): it damps
+#: the sub-cell noise that the cell-scale viscosity stage does not see. 0 for inviscid ones.
+SRD_DAMPING = 0.05
 
 #: Neighbour lists are built once per substep with cutoff ``r_L * (1 + skin)`` and reused by the
 #: repulsion passes (a pass moves a particle by at most ``r_L / 2``, usually far less).
@@ -91,7 +99,9 @@ class FluidSystem:
         area = p.particle_area
         self._mass = np.array([m.density * area for m in mats])
         self._alpha = np.array([m.srd_alpha for m in mats])
-        self._visc = np.array([m.viscosity for m in mats])
+        # viscous materials also damp the velocities relative to their SRD cell's mean
+        self._visc = np.array([SRD_DAMPING if m.viscosity > 0.0 else 0.0 for m in mats])
+        self._nu = np.array([m.viscosity for m in mats])
         self._bounce = np.array([m.wall_mode == "bounce" for m in mats])
         self._rest = np.array([m.restitution for m in mats])
         self._keep = np.array([1.0 - m.adhesion for m in mats])
@@ -120,6 +130,8 @@ class FluidSystem:
         self._srd_nu = np.zeros(ncell_srd)
         self._srd_cs = np.zeros((ncell_srd, 2))
         self._srd_signs = np.zeros(ncell_srd, np.int8)
+        self._srd_shift = (0.0, 0.0)
+        self._visc_cells = viscosity.cell_buffers(ncell_srd)
 
         # pressure grid
         shape = (self.ny, self.nx)
@@ -412,12 +424,13 @@ class FluidSystem:
             self.steps += 1
 
     def substep(self) -> None:
-        """One substep: the six stages in order, each timed into :attr:`profile`."""
+        """One substep: the seven stages in order, each timed into :attr:`profile`."""
         h = self.params.h
         self._timed("external_forces", self.apply_external_forces, h)
         self._timed("bin", self.bin_particles)
         self._timed("local_repulsion", self.repulse, h)
         self._timed("srd_collision", self.collide, h)
+        self._timed("viscosity", self.apply_viscosity, h)
         self._timed("cell_pressure", self.solve_pressure, h)
         self._timed("advect", self.advect, h)
 
@@ -528,12 +541,21 @@ class FluidSystem:
         p = self.params
         u = self.rng.random(3)  # the grid shift and the seed of the cells' rotation signs
         sx, sy = (u[0] * p.a0, u[1] * p.a0) if p.grid_shift else (0.0, 0.0)
+        self._srd_shift = (sx, sy)
         ncx, ncy = self.nx + 1, self.ny + 1
         collide = collision.srd_collide_parallel if self.parallel else collision.srd_collide
         # the kernel draws the signs of the rows in use from the seed (collision.random_signs)
         collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
                 sx, sy, ncx, ncy, self._srd_signs, self._srd_m, self._srd_p, self._srd_a,
                 self._srd_nu, self._srd_cs, int(u[2] * 2.0**53), self._cell_of)
+
+    def apply_viscosity(self, h: float) -> None:
+        """Each material's kinematic viscosity as momentum diffusion between the cells of the
+        last SRD collision's grid (``viscosity.py``); nothing when no particle is viscous."""
+        sx, sy = self._srd_shift
+        viscosity.diffuse_cell_velocities(
+            self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self.params.a0, sx, sy,
+            self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS, self._cell_of, *self._visc_cells)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
