@@ -117,13 +117,13 @@ class Material:
                 raise ValueError(f"Material.{nm} must be in [0, 1], got {x}")
 
 
-# viscosity in px^2/s (game preset): measured nu (fidelity/viscosity.py) ~1,400 water, ~800 oil,
-# ~20,000 honey
+# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~2,000 (SRD's own
+# ~1,900), oil ~1,100, honey ~27,000
 WATER = Material("water", (40, 110, 220, 255), viscosity=100.0)
 # same density as water: the mixing scene's second fluid
 INK = Material("ink", (40, 190, 90, 255), viscosity=100.0)
 OIL = Material("oil", (220, 170, 40, 255), density=0.8, srd_alpha=math.pi / 3)
-HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=20_000.0,
+HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=30_000.0,
                  wall_mode="adhere", adhesion=0.5)
 
 

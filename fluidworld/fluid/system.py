@@ -131,7 +131,7 @@ class FluidSystem:
         self._srd_cs = np.zeros((ncell_srd, 2))
         self._srd_signs = np.zeros(ncell_srd, np.int8)
         self._srd_shift = (0.0, 0.0)
-        self._visc_cells = viscosity.cell_buffers(ncell_srd)
+        self._visc_cells = viscosity.cell_buffers(self.nx + 1, self.ny + 1)
 
         # pressure grid
         shape = (self.ny, self.nx)
@@ -551,11 +551,15 @@ class FluidSystem:
 
     def apply_viscosity(self, h: float) -> None:
         """Each material's kinematic viscosity as momentum diffusion between the cells of the
-        last SRD collision's grid (``viscosity.py``); nothing when no particle is viscous."""
+        last SRD collision's grid (``viscosity.py``); nothing when no particle is viscous. Runs
+        right after :meth:`collide`, whose cell sums it reads."""
         sx, sy = self._srd_shift
-        viscosity.diffuse_cell_velocities(
-            self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self.params.a0, sx, sy,
-            self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS, self._cell_of, *self._visc_cells)
+        diffuse = (viscosity.diffuse_cell_velocities_parallel if self.parallel
+                   else viscosity.diffuse_cell_velocities)
+        # the collision's cell masses and mean velocities (its rotation keeps them) are reused
+        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self.params.a0,
+                sx, sy, self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS, self._srd_m,
+                self._srd_p, self._cell_of, *self._visc_cells)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""

@@ -6,15 +6,19 @@ angle, and it cannot be dialled without changing the time step. This stage adds
 ``Material.viscosity`` (a kinematic viscosity ``nu``) on top, as momentum diffusion between the
 cells of the SRD collision's randomly shifted grid (``a0`` cells, so the grid leaves no imprint):
 
-1. deposit: each cell's mass ``M``, mean velocity ``u`` and mass-weighted ``nu``;
+1. cells: each cell's mass ``M`` and mean velocity ``u`` are the SRD collision's (its rotation
+   keeps them, so they are not summed twice), plus the mass-weighted ``nu`` where materials of
+   different ``nu`` are present;
 2. faces: between two occupied neighbour cells ``c, d`` a coupling ``K = nu_f rho_f`` (force per
-   unit velocity difference: the dynamic viscosity), with ``rho_f = min(M_c, M_d) / a0^2`` (a
-   splash cell is not glued to the bulk by a full face) and ``nu_f`` the harmonic mean of the
-   two cells' ``nu`` (stresses in series: honey slides over water, the interface takes the
-   thinner fluid's viscosity); empty cells and the walls take no stress (free slip);
-3. relax: the pair ``c, d`` in isolation obeys ``dw/dt = -K (1/M_c + 1/M_d) w`` for its velocity
-   difference ``w``; over ``tau`` its implicit-Euler solution removes the fraction
-   ``kappa = x / (1 + x)``, ``x = tau K (1/M_c + 1/M_d)``, of ``w`` by an equal and opposite
+   unit velocity difference: the dynamic viscosity), with ``rho_f = 2 M_c M_d / (M_c + M_d) /
+   a0^2`` (harmonic: a face's relaxation rate then does not depend on how many particles the two
+   cells happen to hold, and a splash cell moves the bulk by its own small mass only) and
+   ``nu_f`` the harmonic mean of the two cells' ``nu`` (stresses in series: honey slides over
+   water, the interface takes the thinner fluid's viscosity); empty cells and the walls take no
+   stress (free slip);
+3. relax: the pair ``c, d`` in isolation obeys ``dw/dt = -K (1/M_c + 1/M_d) w = -2 nu_f / a0^2 w``
+   for its velocity difference ``w``; over ``tau`` its implicit-Euler solution removes the
+   fraction ``kappa = x / (1 + x)``, ``x = 2 tau nu_f / a0^2``, of ``w`` by an equal and opposite
    impulse. Faces are relaxed in four colours (even/odd x faces, even/odd y faces): faces of a
    colour share no cell, so the order within a colour does not matter. The substep is split
    into ``s`` sweeps of ``tau = h / s`` with ``s`` chosen so that ``x <= X_MAX``
@@ -35,11 +39,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from .collision import _cell_span, _srd_cell, _y_range
+from .collision import _srd_cell
 
-__all__ = ["X_MAX", "MAX_SWEEPS", "max_viscosity", "diffuse_cell_velocities", "cell_buffers"]
+__all__ = [
+    "X_MAX",
+    "MAX_SWEEPS",
+    "any_viscous",
+    "diffuse_cell_velocities",
+    "diffuse_cell_velocities_parallel",
+    "cell_means",
+    "cell_buffers",
+]
 
 #: Largest per-sweep relaxation exponent ``x`` before the substep is split into more sweeps.
 X_MAX = 0.5
@@ -48,131 +60,190 @@ MAX_SWEEPS = 16
 
 
 @njit(cache=True)
-def max_viscosity(mat, n, nu_table):
-    """The largest ``nu`` among the materials of the ``n`` particles (0.0 if none is viscous)."""
+def any_viscous(mat, n, nu_table):
+    """Whether one of the ``n`` particles has a material with ``nu > 0`` (stops at the first)."""
     top = 0.0
     for k in range(len(nu_table)):
         top = max(top, nu_table[k])
     if top == 0.0:
-        return 0.0
-    best = 0.0
+        return False
     for i in range(n):
-        best = max(best, nu_table[mat[i]])
-        if best == top:
-            break
-    return best
+        if nu_table[mat[i]] > 0.0:
+            return True
+    return False
 
 
 @njit(cache=True)
-def _deposit(pos, vel, mat, n, mass_table, nu_table, inv, shift_x, shift_y, ncx, ncy, c0, c1,
-             cell_of, cell_m, cell_u, cell_u0, cell_nu):
-    """Mass, mean velocity (also kept in ``cell_u0``) and mass-weighted nu of cells c0..c1."""
-    for c in range(c0, c1):
-        cell_m[c] = 0.0
-        cell_u[c, 0] = 0.0
-        cell_u[c, 1] = 0.0
-        cell_nu[c] = 0.0
-    for i in range(n):
+def _cells(pos, mat, i0, i1, nu_table, inv, shift_x, shift_y, ncx, ncy, cell_of):
+    """Each particle's cell (into ``cell_of``) for particles ``i0..i1``; returns whether they all
+    share one ``nu``, the largest ``nu``, and the lowest and highest cell."""
+    same = True
+    nu0 = nu_table[mat[i0]] if i1 > i0 else 0.0
+    top = nu0
+    lo = ncx * ncy
+    hi = -1
+    for i in range(np.uint64(i0), np.uint64(i1)):
         c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         cell_of[i] = c
+        lo = min(lo, np.int64(c))
+        hi = max(hi, np.int64(c))
+        nu = nu_table[mat[i]]
+        if nu != nu0:
+            same = False
+            top = max(top, nu)
+    return same, top, lo, hi
+
+
+@njit(cache=True)
+def _cell_nu(mat, n, mass_table, nu_table, cell_of, c0, c1, cell_m, cell_nu):
+    """Mass-weighted ``nu`` of cells c0..c1 (mixed materials)."""
+    for c in range(c0, c1):
+        cell_nu[c] = 0.0
+    for i in range(n):
         k = mat[i]
-        m = mass_table[k]
-        cell_m[c] += m
-        cell_u[c, 0] += m * vel[i, 0]
-        cell_u[c, 1] += m * vel[i, 1]
-        cell_nu[c] += m * nu_table[k]
+        cell_nu[cell_of[i]] += mass_table[k] * nu_table[k]
     for c in range(c0, c1):
         m = cell_m[c]
         if m > 0.0:
-            cell_u[c, 0] /= m
-            cell_u[c, 1] /= m
             cell_nu[c] /= m
-        cell_u0[c, 0] = cell_u[c, 0]
-        cell_u0[c, 1] = cell_u[c, 1]
 
 
 @njit(cache=True, inline="always")
-def _face_x(mc, md, nuc, nud, h_over_a2):
-    """``x = h K (1/M_c + 1/M_d)`` of one face (0 if a side is empty or not viscous)."""
+def _face_nu(mc, md, nuc, nud):
+    """The face's ``nu``: harmonic mean of the two cells' (0 if a side is empty or inviscid)."""
     if mc <= 0.0 or md <= 0.0 or nuc <= 0.0 or nud <= 0.0:
         return 0.0
-    nu_f = 2.0 * nuc * nud / (nuc + nud)
-    return h_over_a2 * nu_f * min(mc, md) * (mc + md) / (mc * md)
-
-
-@njit(cache=True)
-def _faces(c0, c1, ncx, cell_m, cell_nu, h_over_a2, face_x, face_y):
-    """``x`` of the face to the right (``face_x[c]``) and above (``face_y[c]``) of every cell of
-    rows c0..c1 (the last row's upper faces stay 0); returns the largest."""
-    top = 0.0
-    for c in range(c0, c1):
-        fx = 0.0
-        if (c + 1) % ncx != 0:
-            fx = _face_x(cell_m[c], cell_m[c + 1], cell_nu[c], cell_nu[c + 1], h_over_a2)
-        fy = 0.0
-        if c + ncx < c1:
-            fy = _face_x(cell_m[c], cell_m[c + ncx], cell_nu[c], cell_nu[c + ncx], h_over_a2)
-        face_x[c] = fx
-        face_y[c] = fy
-        top = max(top, fx, fy)
-    return top
-
-
-@njit(cache=True)
-def _to_kappa(c0, c1, sweeps, face_x, face_y):
-    """Turn each face's ``x`` into the fraction ``kappa = x' / (1 + x')`` (``x' = x / sweeps``)."""
-    for c in range(c0, c1):
-        x = face_x[c] / sweeps
-        face_x[c] = x / (1.0 + x)
-        y = face_y[c] / sweeps
-        face_y[c] = y / (1.0 + y)
+    if nuc == nud:  # the usual case: no division
+        return nuc
+    return 2.0 * nuc * nud / (nuc + nud)
 
 
 @njit(cache=True, inline="always")
-def _relax(c, d, kappa, cell_m, cell_u):
-    """Equal and opposite impulse removing ``kappa`` of the velocity difference of cells c, d."""
-    if kappa == 0.0:
-        return
-    mc = cell_m[c]
-    md = cell_m[d]
-    mu = kappa * mc * md / (mc + md)
-    jx = mu * (cell_u[d, 0] - cell_u[c, 0])
-    jy = mu * (cell_u[d, 1] - cell_u[c, 1])
-    cell_u[c, 0] += jx / mc
-    cell_u[c, 1] += jy / mc
-    cell_u[d, 0] -= jx / md
-    cell_u[d, 1] -= jy / md
+def _shares(nu_f, scale, last_nu, last_kappa, mc, md, out, c):
+    """``out[c] = (kappa M_d, kappa M_c) / (M_c + M_d)``: the fractions of the velocity
+    difference that one relaxation moves c and d by; ``kappa = x / (1 + x)``,
+    ``x = scale * nu_f``. Faces of equal ``nu`` (the usual case) reuse the last ``kappa``."""
+    if nu_f == 0.0:
+        out[c, 0] = 0.0
+        out[c, 1] = 0.0
+        return last_nu, last_kappa
+    if nu_f != last_nu:
+        x = scale * nu_f
+        last_kappa = x / (1.0 + x)
+        last_nu = nu_f
+    k = last_kappa / (mc + md)
+    out[c, 0] = k * md
+    out[c, 1] = k * mc
+    return last_nu, last_kappa
 
 
 @njit(cache=True)
-def _sweep(r0, r1, ncx, face_x, face_y, cell_m, cell_u):
-    """One sweep over rows r0..r1: even then odd x faces, even then odd y faces."""
+def _faces(r0, r1, ncx, uniform, nu0, scale, cell_m, cell_nu, face_x, face_y, span):
+    """The shares (:func:`_shares`) of the face to the right (``face_x[c]``) and above
+    (``face_y[c]``) of every cell of rows r0..r1; with ``uniform`` every occupied cell has
+    ``nu0`` (``cell_nu`` is not read). ``span[r]`` receives the first and one past the last
+    occupied column of row r (0, 0 if none): the sweeps skip the rest."""
+    last_nu = -1.0
+    last_kappa = 0.0
+    for r in range(r0, r1):
+        up = r + 1 < r1
+        first = ncx
+        last = -1
+        for cx in range(ncx):
+            c = r * ncx + cx
+            mc = cell_m[c]
+            if mc <= 0.0:
+                face_x[c, 0] = 0.0
+                face_x[c, 1] = 0.0
+                face_y[c, 0] = 0.0
+                face_y[c, 1] = 0.0
+                continue
+            first = min(first, cx)
+            last = cx
+            nuc = nu0 if uniform else cell_nu[c]
+            md = 0.0
+            nud = 0.0
+            if cx + 1 < ncx:
+                md = cell_m[c + 1]
+                nud = nu0 if uniform else cell_nu[c + 1]
+            last_nu, last_kappa = _shares(_face_nu(mc, md, nuc, nud), scale, last_nu, last_kappa,
+                                          mc, md, face_x, c)
+            md = 0.0
+            nud = 0.0
+            if up:
+                md = cell_m[c + ncx]
+                nud = nu0 if uniform else cell_nu[c + ncx]
+            last_nu, last_kappa = _shares(_face_nu(mc, md, nuc, nud), scale, last_nu, last_kappa,
+                                          mc, md, face_y, c)
+        span[r, 0] = min(first, last + 1)
+        span[r, 1] = last + 1
+
+
+@njit(cache=True, inline="always")
+def _relax(c, d, share, cell_u):
+    """Equal and opposite impulse on cells c, d (``share`` from :func:`_shares`)."""
+    a = share[c, 0]
+    if a == 0.0:
+        return
+    b = share[c, 1]
+    wx = cell_u[d, 0] - cell_u[c, 0]
+    wy = cell_u[d, 1] - cell_u[c, 1]
+    cell_u[c, 0] += a * wx
+    cell_u[c, 1] += a * wy
+    cell_u[d, 0] -= b * wx
+    cell_u[d, 1] -= b * wy
+
+
+@njit(cache=True)
+def _sweep(r0, r1, ncx, face_x, face_y, cell_u, span):
+    """One sweep over rows r0..r1: even then odd x faces, even then odd y faces (a face's colour
+    is its column's or row's parity), each row within its occupied ``span``."""
     for parity in range(2):
         for r in range(r0, r1):
             base = r * ncx
-            for cx in range(parity, ncx - 1, 2):
+            a = span[r, 0]
+            for cx in range(a + (a + parity) % 2, span[r, 1] - 1, 2):
                 c = base + cx
-                _relax(c, c + 1, face_x[c], cell_m, cell_u)
+                _relax(c, c + 1, face_x, cell_u)
     for parity in range(2):
         for r in range(r0 + parity, r1 - 1, 2):
             base = r * ncx
-            for cx in range(ncx):
+            for cx in range(max(span[r, 0], span[r + 1, 0]), min(span[r, 1], span[r + 1, 1])):
                 c = base + cx
-                _relax(c, c + ncx, face_y[c], cell_m, cell_u)
+                _relax(c, c + ncx, face_y, cell_u)
 
 
 @njit(cache=True)
-def _apply(vel, n, cell_of, cell_u, cell_u0):
-    for i in range(n):
-        c = cell_of[i]
+def _apply(i0, i1, vel, cell_of, cell_u, cell_u0):
+    """Each particle of ``i0..i1`` gets its cell's velocity change."""
+    for i in range(np.uint64(i0), np.uint64(i1)):
+        c = np.uint64(cell_of[i])
         vel[i, 0] += cell_u[c, 0] - cell_u0[c, 0]
         vel[i, 1] += cell_u[c, 1] - cell_u0[c, 1]
 
 
 @njit(cache=True)
+def _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0, cell_nu, cell_u,
+                 face_x, face_y, span):
+    """Copy the mean velocities of rows r0..r1 into ``cell_u`` and relax them; returns the
+    sweeps."""
+    for c in range(r0 * ncx, r1 * ncx):
+        cell_u[c, 0] = cell_u0[c, 0]
+        cell_u[c, 1] = cell_u0[c, 1]
+    # x of the stiffest face over the whole substep (harmonic means never exceed the top nu)
+    x_top = 2.0 * h * inv * inv * top
+    sweeps = min(max(int(math.ceil(x_top / X_MAX)), 1), max_sweeps)
+    _faces(r0, r1, ncx, uniform, top, 2.0 * h * inv * inv / sweeps, cell_m, cell_nu, face_x,
+           face_y, span)
+    for _ in range(sweeps):
+        _sweep(r0, r1, ncx, face_x, face_y, cell_u, span)
+    return sweeps
+
+
+@njit(cache=True)
 def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, a0, shift_x, shift_y, ncx,
-                            ncy, h, max_sweeps, cell_of, cell_m, cell_u, cell_u0, cell_nu, face_x,
-                            face_y):
+                            ncy, h, max_sweeps, cell_m, cell_u0, cell_of, cell_nu, cell_u, face_x,
+                            face_y, span):
     """Momentum diffusion with each material's kinematic viscosity ``nu``, in place.
 
     Args:
@@ -181,34 +252,90 @@ def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, a0, shift_x,
         a0: cell size; shift_x, shift_y: grid translation in ``[0, a0)`` (the SRD collision's).
         ncx, ncy: shifted-grid size (one more than the domain's cells in each direction).
         h: substep length; max_sweeps: cap on relaxation sweeps (>= 1).
-        cell_of: int64 scratch (>= n); cell_m, cell_nu, face_x, face_y: scratch (``ncx*ncy``);
-            cell_u, cell_u0: scratch (``ncx*ncy``, 2).
+        cell_m, cell_u0: inputs, each cell's mass and mean velocity on that grid (``ncx*ncy`` and
+            ``(ncx*ncy, 2)``) for the rows between the lowest and the highest particle: what
+            ``collision.srd_collide`` leaves in its ``cell_m`` and ``cell_p`` (the rotation
+            keeps every cell's mean velocity); :func:`cell_means` computes them otherwise.
+        cell_of: int64 scratch (>= n); cell_nu: scratch (``ncx*ncy``); cell_u, face_x, face_y:
+            scratch (``ncx*ncy``, 2); span: int64 scratch (``ncy``, 2).
 
     Returns:
         The number of sweeps run (0 when no particle is viscous: nothing is touched).
     """
-    if n == 0 or max_viscosity(mat, n, nu_table) == 0.0:
+    if n == 0 or not any_viscous(mat, n, nu_table):
         return 0
     inv = 1.0 / a0
-    lo, hi = _y_range(pos, 0, n)
-    c0, c1 = _cell_span(lo, hi, inv, shift_y, ncx, ncy)
-    _deposit(pos, vel, mat, n, mass_table, nu_table, inv, shift_x, shift_y, ncx, ncy, c0, c1,
-             cell_of, cell_m, cell_u, cell_u0, cell_nu)
-    top = _faces(c0, c1, ncx, cell_m, cell_nu, h * inv * inv, face_x, face_y)
-    if top == 0.0:
-        return 0
-    sweeps = min(max(int(math.ceil(top / X_MAX)), 1), max_sweeps)
-    _to_kappa(c0, c1, float(sweeps), face_x, face_y)
-    r0 = c0 // ncx
-    r1 = c1 // ncx
-    for _ in range(sweeps):
-        _sweep(r0, r1, ncx, face_x, face_y, cell_m, cell_u)
-    _apply(vel, n, cell_of, cell_u, cell_u0)
+    uniform, top, lo, hi = _cells(pos, mat, 0, n, nu_table, inv, shift_x, shift_y, ncx, ncy,
+                                  cell_of)
+    # the rows from the lowest to the highest particle: those the collision summed
+    r0 = lo // ncx
+    r1 = hi // ncx + 1
+    if not uniform:
+        _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
+    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
+                          cell_nu, cell_u, face_x, face_y, span)
+    _apply(0, n, vel, cell_of, cell_u, cell_u0)
     return sweeps
 
 
-def cell_buffers(ncell: int) -> tuple[np.ndarray, ...]:
-    """Scratch for :func:`diffuse_cell_velocities` on ``ncell`` cells:
-    ``(cell_m, cell_u, cell_u0, cell_nu, face_x, face_y)``."""
-    return (np.zeros(ncell), np.zeros((ncell, 2)), np.zeros((ncell, 2)), np.zeros(ncell),
-            np.zeros(ncell), np.zeros(ncell))
+@njit(cache=True, parallel=True)
+def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, a0, shift_x, shift_y,
+                                     ncx, ncy, h, max_sweeps, cell_m, cell_u0, cell_of, cell_nu,
+                                     cell_u, face_x, face_y, span):
+    """:func:`diffuse_cell_velocities` with the per-particle loops over chunks in parallel;
+    bit-identical (the sums into cells and the sweeps stay serial)."""
+    if n == 0 or not any_viscous(mat, n, nu_table):
+        return 0
+    inv = 1.0 / a0
+    chunk = 8192
+    nchunk = (n + chunk - 1) // chunk
+    los = np.empty(nchunk, np.int64)
+    his = np.empty(nchunk, np.int64)
+    same = np.empty(nchunk, np.bool_)
+    tops = np.empty(nchunk)
+    for t in prange(nchunk):
+        i0 = t * chunk
+        i1 = min(n, i0 + chunk)
+        same[t], tops[t], los[t], his[t] = _cells(pos, mat, i0, i1, nu_table, inv, shift_x,
+                                                  shift_y, ncx, ncy, cell_of)
+    uniform = True
+    top = tops[0]
+    for t in range(nchunk):
+        uniform = uniform and same[t] and tops[t] == tops[0]
+        top = max(top, tops[t])
+    r0 = los.min() // ncx
+    r1 = his.max() // ncx + 1
+    if not uniform:
+        _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
+    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
+                          cell_nu, cell_u, face_x, face_y, span)
+    for t in prange(nchunk):
+        _apply(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, cell_u, cell_u0)
+    return sweeps
+
+
+@njit(cache=True)
+def cell_means(pos, vel, mat, n, mass_table, a0, shift_x, shift_y, ncx, ncy, cell_m, cell_u0):
+    """Each cell's mass and mean velocity on the shifted grid (what the SRD collision leaves):
+    for callers of :func:`diffuse_cell_velocities` that did not just run it."""
+    inv = 1.0 / a0
+    cell_m[:] = 0.0
+    cell_u0[:] = 0.0
+    for i in range(n):
+        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
+        m = mass_table[mat[i]]
+        cell_m[c] += m
+        cell_u0[c, 0] += m * vel[i, 0]
+        cell_u0[c, 1] += m * vel[i, 1]
+    for c in range(len(cell_m)):
+        if cell_m[c] > 0.0:
+            cell_u0[c, 0] /= cell_m[c]
+            cell_u0[c, 1] /= cell_m[c]
+
+
+def cell_buffers(ncx: int, ncy: int) -> tuple[np.ndarray, ...]:
+    """Scratch for :func:`diffuse_cell_velocities` on an ``ncx`` x ``ncy`` grid (the arguments
+    after ``cell_of``): ``(cell_nu, cell_u, face_x, face_y, span)``."""
+    ncell = ncx * ncy
+    return (np.zeros(ncell), np.zeros((ncell, 2)), np.zeros((ncell, 2)), np.zeros((ncell, 2)),
+            np.zeros((ncy, 2), np.int64))

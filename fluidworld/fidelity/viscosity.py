@@ -1,0 +1,126 @@
+"""Viscosity: each material's measured kinematic viscosity, and how far a column spreads.
+
+Two scenes at the game preset (``World(w, h)``: dt 1/60, 2 substeps, gravity 900, a0 10):
+
+* **Decaying shear wave.** A tank of depth ``D`` settles, then every particle gets
+  ``v_x += A cos(pi y / D)``. The free surface and the free-slip floor are stress free, so the
+  Navier-Stokes solution is that same profile decaying as ``exp(-nu k^2 t)``, ``k = pi / D``.
+  Its amplitude is the projection of ``v_x`` on ``cos(k y)`` over the middle half of the tank
+  (away from the side walls, which turn the flow); ``nu`` is minus the slope of ``log A(t)``
+  over ``k^2``, fitted while ``A`` is above a quarter of its start.
+* **Column collapse.** A column ``100 x 150`` at the left wall of an ``800 x 300`` box falls and
+  spreads for 2 s; the front is the 99th percentile of the particles' x.
+
+``Material.viscosity`` adds to SRD's own viscosity (which depends on ``srd_alpha``, ``a0``, ``h``),
+so each material is measured beside an inviscid twin (same material, ``viscosity = 0``): the
+difference is what the knob added.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from ..fluid import Material
+from ..fluid.params import default_materials
+from ..world import World
+from . import Row
+
+__all__ = ["SWEEP", "shear_wave_viscosity", "column_front", "rows"]
+
+
+def _material(name: str, viscosity: float | None) -> Material:
+    m = next(m for m in default_materials() if m.name == name)
+    return m if viscosity is None else replace(m, viscosity=viscosity)
+
+
+def shear_wave_viscosity(material: str, viscosity: float | None = None, seed: int = 0,
+                         depth: float = 200.0, width: float = 600.0, amplitude: float = 60.0,
+                         seconds: float = 1.0) -> float:
+    """Measured kinematic viscosity (world units^2/s) of a default material from a decaying
+    shear wave; ``viscosity`` overrides the material's knob (``None``: its default)."""
+    mat = _material(material, viscosity)
+    from ..fluid import FluidParams
+
+    w = World(width, depth + 40.0, params=FluidParams.game(width, depth + 40.0, seed=seed),
+              materials=(mat,))
+    w.add_fluid_rect(0.0, 0.0, width, depth, material=mat.name)
+    for _ in range(30):  # settle
+        w.step()
+    f = w.fluid
+    d = float(np.percentile(f.positions[:, 1], 99.5))  # the settled depth
+    k = math.pi / d
+
+    def amp() -> float:
+        pos, vel = f.positions, f.velocities
+        mid = (pos[:, 0] > 0.25 * width) & (pos[:, 0] < 0.75 * width)
+        c = np.cos(k * pos[mid, 1])
+        return float((vel[mid, 0] * c).sum() / (c * c).sum())
+
+    f.velocities[:, 0] += amplitude * np.cos(k * f.positions[:, 1])
+    ts, amps = [0.0], [amp()]
+    for s in range(int(round(seconds / w.fluid.params.dt))):
+        w.step()
+        a = amp()
+        if a < 0.25 * amps[0]:
+            break
+        ts.append((s + 1) * w.fluid.params.dt)
+        amps.append(a)
+    slope = np.polyfit(np.array(ts), np.log(np.array(amps)), 1)[0]
+    return float(-slope / (k * k))
+
+
+def column_front(material: str, seconds: float = 2.0, seed: int = 0) -> float:
+    """The front (99th percentile of x) of a 100 x 150 column of a default material after it has
+    collapsed for ``seconds`` in an 800 x 300 box."""
+    from ..fluid import FluidParams
+
+    w = World(800.0, 300.0, params=FluidParams.game(800.0, 300.0, seed=seed))
+    w.add_fluid_rect(0.0, 0.0, 100.0, 150.0, material=material)
+    for _ in range(int(round(seconds / w.fluid.params.dt))):
+        w.step()
+    return float(np.percentile(w.fluid.positions[:, 0], 99))
+
+
+#: Knob values of the linearity sweep (water's SRD, the knob varied), beside the defaults.
+SWEEP = (1_000.0, 5_000.0, 10_000.0, 40_000.0)
+
+
+def _added_bounds(knob: float) -> tuple[float, float]:
+    """What the knob should add to SRD's own nu: near-linear, 0.6x to 1.1x, +-150 of noise."""
+    return 0.6 * knob - 150.0, 1.1 * knob + 150.0
+
+
+def rows(quick: bool = False) -> list[Row]:
+    """Each default material's measured nu beside SRD's own plus its knob; the knob's linearity;
+    honey vs water (nu and column front)."""
+    out: list[Row] = []
+    seeds = (0,) if quick else (0, 1, 2)
+
+    def nu_of(name: str, knob: float | None) -> float:
+        return float(np.mean([shear_wave_viscosity(name, knob, seed=s) for s in seeds]))
+
+    nus: dict[str, float] = {}
+    for m in default_materials():
+        nu = nus[m.name] = nu_of(m.name, None)
+        own = nu_of(m.name, 0.0)  # the inviscid twin: SRD's own viscosity
+        lo, hi = _added_bounds(m.viscosity)
+        out.append(Row("viscosity", f"{m.name}: nu px^2/s (SRD's own {own:.0f} + knob "
+                       f"{m.viscosity:g})", nu, f"{own + lo:.0f} .. {own + hi:.0f}",
+                       own + lo <= nu <= own + hi))
+    if not quick:
+        own = nu_of("water", 0.0)
+        for knob in SWEEP:
+            added = nu_of("water", knob) - own
+            lo, hi = _added_bounds(knob)
+            out.append(Row("viscosity", f"water, viscosity={knob:g}: nu added", added,
+                           f"{lo:.0f} .. {hi:.0f}", lo <= added <= hi))
+    ratio = nus["honey"] / nus["water"]
+    out.append(Row("viscosity", "honey nu / water nu", ratio, ">= 10", ratio >= 10.0))
+    fw = column_front("water")
+    fh = column_front("honey")
+    out.append(Row("viscosity", f"column front after 2 s: honey {fh:.0f} / water {fw:.0f}",
+                   fh / fw, "<= 0.7", fh / fw <= 0.7))
+    return out
