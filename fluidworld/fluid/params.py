@@ -70,8 +70,8 @@ class Material:
             time unit (px^2/s at the game preset), in [0, 1e7]. The ``viscosity`` stage diffuses
             momentum with it (see ``fluid/viscosity.py``); a viscous material (``> 0``) also damps
             5 % of its sub-cell velocity per substep. 0 is the paper's energy-conserving SRD.
-            The measured ``nu`` is SRD's own (~1,300 px^2/s at ``srd_alpha = pi/2``, ~800 at
-            ``pi/3``, game preset) plus ~0.9x this value; see docs/architecture.md for the table.
+            The measured ``nu`` is SRD's own (~1,650 px^2/s at ``srd_alpha = pi/2``, ~1,000 at
+            ``pi/3``, game preset) plus ~1.1-1.25x this value (docs/architecture.md, table).
         wall_mode: What a particle that crosses a wall does: ``"bounce"`` mirrors the normal
             velocity (scaled by ``restitution``), ``"adhere"`` keeps only ``1 - adhesion`` of the
             velocity.
@@ -117,13 +117,13 @@ class Material:
                 raise ValueError(f"Material.{nm} must be in [0, 1], got {x}")
 
 
-# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~2,000 (SRD's own
-# ~1,900), oil ~1,100, honey ~27,000
+# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,800 (SRD's own
+# ~1,650), oil ~1,000, honey ~25,000
 WATER = Material("water", (40, 110, 220, 255), viscosity=100.0)
 # same density as water: the mixing scene's second fluid
 INK = Material("ink", (40, 190, 90, 255), viscosity=100.0)
 OIL = Material("oil", (220, 170, 40, 255), density=0.8, srd_alpha=math.pi / 3)
-HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=30_000.0,
+HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=20_000.0,
                  wall_mode="adhere", adhesion=0.5)
 
 
