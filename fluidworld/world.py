@@ -58,6 +58,10 @@ _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
 _GOLDEN = 0.6180339887498949
 
+#: Most particles per second one emitter may add (2,000 a step at 50 Hz): beyond this a
+#: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
+MAX_EMITTER_RATE = 100_000.0
+
 
 # ---------------------------------------------------------------------------- events
 @dataclass(frozen=True)
@@ -204,6 +208,17 @@ def _points(name: str, v: Any, min_len: int) -> NDArray[np.float64]:
     if not np.isfinite(a).all():
         raise ValueError(f"{name} must be finite (found NaN or inf)")
     return a
+
+
+def _convex_vertices(name: str, v: NDArray[np.float64]) -> list[tuple[float, float]]:
+    """The vertices as tuples, checked to span an area (pymunk takes the convex hull; collinear
+    or identical points would make a degenerate shape that fails only later, in the step)."""
+    pts = [(float(x), float(y)) for x, y in v]
+    hull = pymunk.Poly(None, pts)
+    if len(hull.get_vertices()) < 3 or not hull.area > 0.0:
+        raise ValueError(f"{name} must span an area (3 or more points, not all on one line), "
+                         f"got {pts!r}")
+    return pts
 
 
 def _in_polygon(pts: NDArray[np.float64], poly: NDArray[np.float64]) -> NDArray[np.bool_]:
@@ -485,6 +500,34 @@ class World:
         pts = pts[~self._inside_shapes(pts)]
         return self.fluid.add_particles(pts, vel, mat)
 
+    def _lattice(self, x0: float, y0: float, x1: float, y1: float,
+                 spacing: float | None) -> NDArray[np.float64]:
+        """The fill lattice of ``[x0, x1) x [y0, y1)`` clipped to the domain *before* it is
+        built, so that a huge rectangle or a tiny spacing costs nothing; the clipped lattice keeps
+        the points of the unclipped one (its origin moves by whole columns and row pairs).
+
+        Raises:
+            ValueError: the clipped box would hold far more particles than the fluid can take.
+        """
+        f = self.fluid
+        p = f.params
+        s = f.r_l if spacing is None else spacing
+        dy = s * math.sqrt(3.0) / 2.0
+        cx0, cy0 = max(x0, 0.0), max(y0, 0.0)
+        cx1, cy1 = min(x1, p.width), min(y1, p.height)
+        if cx1 <= cx0 or cy1 <= cy0:
+            return np.zeros((0, 2))
+        x0 += s * math.floor((cx0 - x0) / s)
+        y0 += 2.0 * dy * math.floor((cy0 - y0) / (2.0 * dy))
+        estimate = (cx1 - x0) * (cy1 - y0) / (s * dy)
+        room = p.max_particles - f.count
+        if estimate > 2 * room + 1000:
+            raise ValueError(
+                f"this fill would add about {estimate:.3g} particles (spacing {s:g}) but the "
+                f"fluid has room for {room} more (FluidParams.max_particles = {p.max_particles})"
+            )
+        return f.hex_lattice(x0, y0, cx1, cy1, spacing)
+
     def _inside_shapes(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Which world points lie inside a coupled shape (set-up time only)."""
         inside = np.zeros(len(pts), bool)
@@ -513,7 +556,7 @@ class World:
         if x1 <= x0 or y1 <= y0:
             raise ValueError(f"empty rectangle ({x0}, {y0})-({x1}, {y1})")
         s = None if spacing is None else _positive("spacing", spacing)
-        return self._add_points(self.fluid.hex_lattice(x0, y0, x1, y1, s), material, velocity)
+        return self._add_points(self._lattice(x0, y0, x1, y1, s), material, velocity)
 
     def add_fluid_circle(
         self, center: tuple[float, float], radius: float, material: int | str = 0,
@@ -523,7 +566,7 @@ class World:
         cx, cy = _vec("center", center)
         r = _positive("radius", radius)
         s = None if spacing is None else _positive("spacing", spacing)
-        pts = self.fluid.hex_lattice(cx - r, cy - r, cx + r, cy + r, s)
+        pts = self._lattice(cx - r, cy - r, cx + r, cy + r, s)
         pts = pts[((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < r * r]
         return self._add_points(pts, material, velocity)
 
@@ -535,7 +578,7 @@ class World:
         v = _points("vertices", vertices, 3)
         s = None if spacing is None else _positive("spacing", spacing)
         (x0, y0), (x1, y1) = v.min(axis=0), v.max(axis=0)
-        pts = self.fluid.hex_lattice(x0, y0, x1, y1, s)
+        pts = self._lattice(x0, y0, x1, y1, s)
         return self._add_points(pts[_in_polygon(pts, v)], material, velocity)
 
     # ------------------------------------------------------------------ bodies
@@ -606,7 +649,7 @@ class World:
         r = _finite("radius", radius)
         if r < 0:
             raise ValueError(f"radius must be >= 0, got {radius!r}")
-        s = pymunk.Poly(self.space.static_body, [tuple(p) for p in v], radius=r)
+        s = pymunk.Poly(self.space.static_body, _convex_vertices("vertices", v), radius=r)
         self._surface(s, friction, elasticity)
         return self._handle(self.space.static_body, [s], kind, None, False)
 
@@ -664,8 +707,11 @@ class World:
     ) -> BodyHandle:
         """A dynamic convex polygon; ``vertices`` are body-local (pymunk takes the hull)."""
         v = _points("vertices", vertices, 3)
+        pts = _convex_vertices("vertices", v)
         r = _finite("radius", radius)
-        return self._dynamic(lambda b: pymunk.Poly(b, [tuple(p) for p in v], radius=r),
+        if r < 0:
+            raise ValueError(f"radius must be >= 0, got {radius!r}")
+        return self._dynamic(lambda b: pymunk.Poly(b, pts, radius=r),
                              position, angle, density, friction, elasticity, sprite, kind)
 
     def attach(
@@ -708,6 +754,11 @@ class World:
             m = body.mass + sum(s.mass for s in shapes if s not in body.shapes)
             if not m > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
                 raise ValueError("body_or_shape is a dynamic body without mass or density")
+            if not body.moment > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
+                raise ValueError(
+                    f"body_or_shape is a dynamic body with moment {body.moment!r}; it must be "
+                    "> 0 (pymunk.moment_for_box/circle/poly, inf for no rotation) or come "
+                    "from its shapes' density")
         return self._handle(body, shapes, kind, sprite, body not in self.space.bodies)
 
     # ------------------------------------------------------------------ drains, emitters
@@ -732,7 +783,7 @@ class World:
     ) -> Emitter:
         """A nozzle: ``rate`` particles per second (exactly ``rate x time``, accumulated)
         leave ``position`` along ``direction`` at ``speed``, spread across ``width``
-        (default one particle spacing)."""
+        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`."""
         pos = _vec("position", position)
         p = self.fluid.params
         if not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
@@ -745,8 +796,9 @@ class World:
         if spd < 0:
             raise ValueError(f"speed must be >= 0, got {speed!r}")
         r = _finite("rate", rate)
-        if r < 0:
-            raise ValueError(f"rate must be >= 0, got {rate!r}")
+        if not 0 <= r <= MAX_EMITTER_RATE:
+            raise ValueError(f"rate must be in [0, {MAX_EMITTER_RATE:g}] particles/s, "
+                             f"got {rate!r}")
         w = self.fluid.r_l if width is None else _finite("width", width)
         if w < 0:
             raise ValueError(f"width must be >= 0, got {width!r}")
