@@ -890,9 +890,7 @@ class World:
         h = hashlib.blake2b(digest_size=16)
         h.update(np.array([f.count, self.steps], np.int64).tobytes())
         h.update(np.array([self.time]).tobytes())
-        h.update(np.ascontiguousarray(f.positions).tobytes())
-        h.update(np.ascontiguousarray(f.velocities).tobytes())
-        h.update(np.ascontiguousarray(f.materials).tobytes())
+        h.update(f.state_hash().encode())  # the particle arrays
         bodies = [(b.position.x, b.position.y, b.angle, b.velocity.x, b.velocity.y,
                    b.angular_velocity) for b in self.space.bodies]
         h.update(np.array(bodies, np.float64).tobytes())
