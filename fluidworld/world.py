@@ -49,6 +49,7 @@ __all__ = [
     "BodyEnteredWaterEvent",
     "BodyLeftWaterEvent",
     "DrainEvent",
+    "WorldCheck",
 ]
 
 STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_collision",
@@ -895,3 +896,61 @@ class World:
                    b.angular_velocity) for b in self.space.bodies]
         h.update(np.array(bodies, np.float64).tobytes())
         return h.hexdigest()
+
+    # ------------------------------------------------------------------ debugging
+    def check(self) -> WorldCheck:
+        """The invariants a healthy world keeps, counted now (for debugging and soak tests;
+        costs a pass over the particles and the shapes, so not meant for every step).
+
+        Returns:
+            A :class:`WorldCheck`; ``check().ok`` is True when nothing is wrong.
+        """
+        f = self.fluid
+        p = f.params
+        pos, vel = f.positions, f.velocities
+        finite = np.isfinite(pos).all(axis=1) & np.isfinite(vel).all(axis=1)
+        box = ((pos[:, 0] >= 0) & (pos[:, 0] <= p.width) & (pos[:, 1] >= 0)
+               & (pos[:, 1] <= p.height))
+        inside = self._inside_shapes(pos[finite]) if len(pos) else np.zeros(0, bool)
+        bodies_nan = bodies_out = 0
+        for b in self.space.bodies:
+            q = b.position
+            vals = (q.x, q.y, b.angle, b.velocity.x, b.velocity.y, b.angular_velocity)
+            if not all(math.isfinite(v) for v in vals):
+                bodies_nan += 1
+            elif self.bounds and not (-p.a0 <= q.x <= p.width + p.a0
+                                      and -p.a0 <= q.y <= p.height + p.a0):
+                bodies_out += 1
+        return WorldCheck(particles=f.count, nan=int((~finite).sum()),
+                          outside=int((finite & ~box).sum()), inside_shapes=int(inside.sum()),
+                          bodies=len(self.space.bodies), bodies_nan=bodies_nan,
+                          bodies_outside=bodies_out)
+
+
+@dataclass(frozen=True)
+class WorldCheck:
+    """What :meth:`World.check` counted.
+
+    Args:
+        particles: Live fluid particles.
+        nan: Particles with a non-finite position or velocity.
+        outside: Particles outside the domain box.
+        inside_shapes: Particles inside a coupled shape (an overlap containment should prevent).
+        bodies: Bodies in the Space.
+        bodies_nan: Bodies with a non-finite pose or velocity.
+        bodies_outside: Bodies whose position left the domain (only with boundary walls).
+    """
+
+    particles: int
+    nan: int
+    outside: int
+    inside_shapes: int
+    bodies: int
+    bodies_nan: int
+    bodies_outside: int
+
+    @property
+    def ok(self) -> bool:
+        """No NaN, nothing outside the box or inside a shape, every body finite and inside."""
+        return not (self.nan or self.outside or self.inside_shapes or self.bodies_nan
+                    or self.bodies_outside)

@@ -337,3 +337,19 @@ def test_huge_emitter_rates_and_momentless_bodies_are_refused() -> None:
     with pytest.raises(ValueError, match="moment 0.0; it must be > 0"):
         w.attach(pymunk.Circle(body, 5))
     assert body not in w.space.bodies
+
+
+def test_check_counts_the_invariants_and_sees_what_breaks_them() -> None:
+    w = World(200, 120)
+    w.add_fluid_rect(0, 0, 200, 50)
+    crate = w.add_box((100, 80), (30, 30), density=0.5)
+    for _ in range(20):
+        w.step()
+    c = w.check()
+    assert c.ok and c.particles == w.fluid.count > 0 and c.bodies == 1
+    w.fluid.pos[0] = (250.0, 10.0)  # outside the box
+    w.fluid.vel[1] = (math.nan, 0.0)
+    x, y = crate.body.position
+    w.fluid.pos[2] = (x, y)  # in the crate
+    c = w.check()
+    assert (c.outside, c.nan, c.inside_shapes) == (1, 1, 1) and not c.ok
