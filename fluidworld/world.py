@@ -299,6 +299,11 @@ class World:
         self.profile_detail: dict[str, float] = {"contain": 0.0, "settle": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
+        #: Particles added by the fill helpers and emitters, and removed by drains, since the
+        #: world was made: ``fluid.count == particles_added - particles_removed`` unless the
+        #: low-level ``fluid.add_particles``/``remove_particles`` were called directly.
+        self.particles_added = 0
+        self.particles_removed = 0
         self._slots: list[Entity | None] = []
         self._gens: list[int] = []
         self._free: list[int] = []
@@ -499,7 +504,9 @@ class World:
               & (pts[:, 1] <= p.height))
         pts = pts[ok]
         pts = pts[~self._inside_shapes(pts)]
-        return self.fluid.add_particles(pts, vel, mat)
+        n = self.fluid.add_particles(pts, vel, mat)
+        self.particles_added += n
+        return n
 
     def _lattice(self, x0: float, y0: float, x1: float, y1: float,
                  spacing: float | None) -> NDArray[np.float64]:
@@ -826,6 +833,7 @@ class World:
             if k:
                 f.remove_particles(mask)
                 d.removed += k
+                self.particles_removed += k
                 self._events.append(DrainEvent(d.id, k, self.steps))
         for e in self._emitters:
             if e.enabled:
@@ -874,6 +882,7 @@ class World:
         pts[:, 1] = np.clip(pts[:, 1], eps, p.height - eps)
         f.add_particles(pts, (dx * e.speed, dy * e.speed), e.material)
         e.emitted += k
+        self.particles_added += k
 
     # ------------------------------------------------------------------ determinism
     def state_hash(self) -> str:

@@ -353,3 +353,14 @@ def test_check_counts_the_invariants_and_sees_what_breaks_them() -> None:
     w.fluid.pos[2] = (x, y)  # in the crate
     c = w.check()
     assert (c.outside, c.nan, c.inside_shapes) == (1, 1, 1) and not c.ok
+
+
+def test_the_books_count_fills_emitters_and_drains() -> None:
+    w = World(200, 120)
+    n = w.add_fluid_rect(0, 0, 100, 40)
+    w.add_emitter((150, 100), (0, -1), speed=50, rate=600)
+    d = w.add_drain((0, 0, 30, 30))
+    for _ in range(30):
+        w.step()
+    assert w.particles_added > n and w.particles_removed == d.removed > 0
+    assert w.fluid.count == w.particles_added - w.particles_removed
