@@ -339,6 +339,7 @@ class World:
             self.profile_detail[k] = 0.0
         f = self.fluid
         self._stepping = True
+        f.threads.begin()
         try:
             for sub in range(n):
                 self._timed("sync_bodies", self.coupler.sync, h, sub == 0)
@@ -355,6 +356,7 @@ class World:
             self._timed("events", self._run_events, dt)
         finally:
             self._stepping = False
+            f.threads.end()
         self.time += dt
         self.steps += 1
         f.steps += 1
