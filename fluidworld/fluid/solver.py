@@ -4,8 +4,8 @@ A :class:`~fluidworld.fluid.FluidSystem` owns the particle store (``pos``, ``vel
 material tables, the neighbour-cell sort, the solid particles of walls and bodies) and the two
 stages every solver shares, ``external_forces`` and ``bin``. A *solver* runs the rest of a
 substep as its own named stages, each timed under its name. SRD's are ``local_repulsion``,
-``srd_collision``, ``cell_pressure`` and ``advect``; double density relaxation and the
-constraint solver (issue 14) bring their own lists.
+``srd_collision``, ``viscosity``, ``cell_pressure`` and ``advect``; double density relaxation
+and the constraint solver (issue 14) bring their own lists.
 
 The contract a solver keeps, so that coupling, containment, emitters, drains and rendering work
 with any of them (they see particles and impulses, never a solver's internals):
