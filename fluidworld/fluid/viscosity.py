@@ -141,28 +141,35 @@ def _shares(nu_f, scale, last_nu, last_kappa, mc, md, out, c):
 
 
 @njit(cache=True)
-def _faces(r0, r1, ncx, uniform, nu0, scale, cell_m, cell_nu, face_x, face_y, span):
-    """The shares (:func:`_shares`) of the face to the right (``face_x[c]``) and above
-    (``face_y[c]``) of every cell of rows r0..r1; with ``uniform`` every occupied cell has
-    ``nu0`` (``cell_nu`` is not read). ``span[r]`` receives the first and one past the last
-    occupied column of row r (0, 0 if none): the sweeps skip the rest."""
+def _faces(r0, r1, ncx, uniform, nu0, scale, cell_m, cell_nu, cell_u0, cell_u, face_x, face_y,
+           span):
+    """Per row of r0..r1: ``span[r]``, the first and one past the last occupied column (0, 0 if
+    none; the sweeps skip the rest); the mean velocities of that span copied into ``cell_u``; and
+    the shares (:func:`_shares`) of the faces to the right (``face_x[c]``) and above
+    (``face_y[c]``) of its cells. With ``uniform`` every occupied cell has ``nu0`` (``cell_nu``
+    is not read)."""
     last_nu = -1.0
     last_kappa = 0.0
     for r in range(r0, r1):
-        up = r + 1 < r1
+        base = r * ncx
         first = ncx
         last = -1
         for cx in range(ncx):
-            c = r * ncx + cx
+            if cell_m[base + cx] > 0.0:
+                first = min(first, cx)
+                last = cx
+        span[r, 0] = min(first, last + 1)
+        span[r, 1] = last + 1
+        up = r + 1 < r1
+        for cx in range(first, last + 1):
+            c = base + cx
+            cell_u[c, 0] = cell_u0[c, 0]
+            cell_u[c, 1] = cell_u0[c, 1]
             mc = cell_m[c]
             if mc <= 0.0:
                 face_x[c, 0] = 0.0
-                face_x[c, 1] = 0.0
                 face_y[c, 0] = 0.0
-                face_y[c, 1] = 0.0
                 continue
-            first = min(first, cx)
-            last = cx
             nuc = nu0 if uniform else cell_nu[c]
             md = 0.0
             nud = 0.0
@@ -178,8 +185,6 @@ def _faces(r0, r1, ncx, uniform, nu0, scale, cell_m, cell_nu, face_x, face_y, sp
                 nud = nu0 if uniform else cell_nu[c + ncx]
             last_nu, last_kappa = _shares(_face_nu(mc, md, nuc, nud), scale, last_nu, last_kappa,
                                           mc, md, face_y, c)
-        span[r, 0] = min(first, last + 1)
-        span[r, 1] = last + 1
 
 
 @njit(cache=True, inline="always")
@@ -230,14 +235,11 @@ def _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
                  face_x, face_y, span):
     """Copy the mean velocities of rows r0..r1 into ``cell_u`` and relax them; returns the
     sweeps."""
-    for c in range(r0 * ncx, r1 * ncx):
-        cell_u[c, 0] = cell_u0[c, 0]
-        cell_u[c, 1] = cell_u0[c, 1]
     # x of the stiffest face over the whole substep (harmonic means never exceed the top nu)
     x_top = 2.0 * h * inv * inv * top
     sweeps = min(max(int(math.ceil(x_top / X_MAX)), 1), max_sweeps)
-    _faces(r0, r1, ncx, uniform, top, 2.0 * h * inv * inv / sweeps, cell_m, cell_nu, face_x,
-           face_y, span)
+    _faces(r0, r1, ncx, uniform, top, 2.0 * h * inv * inv / sweeps, cell_m, cell_nu, cell_u0,
+           cell_u, face_x, face_y, span)
     for _ in range(sweeps):
         _sweep(r0, r1, ncx, face_x, face_y, cell_u, span)
     return sweeps
