@@ -31,13 +31,14 @@ from fluidworld.fluid import (  # noqa: E402
     collision,
     pressure,
     repulsion,
+    viscosity,
 )
 
 
 def instrument() -> dict[str, float]:
     """Wrap the public kernels of the fluid modules with timers; returns the seconds table."""
     spent: dict[str, float] = collections.defaultdict(float)
-    for mod in (pressure, collision, binning, repulsion, advection):
+    for mod in (pressure, collision, binning, repulsion, advection, viscosity):
         for name in dir(mod):
             fn = getattr(mod, name)
             if not hasattr(fn, "py_func") or name.startswith("_"):

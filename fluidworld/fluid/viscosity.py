@@ -77,6 +77,11 @@ def any_viscous(mat, n, nu_table):
     return False
 
 
+# the kernels below call it under a private name, so that tools which wrap the public kernels
+# (benchmarks/kernel_profile.py) do not hand them a Python function to compile against
+_any_viscous = any_viscous
+
+
 @njit(cache=True)
 def _cells(pos, mat, i0, i1, nu_table, inv, shift_x, shift_y, ncx, ncy, cell_of):
     """Each particle's cell (into ``cell_of``) for particles ``i0..i1``; returns whether they all
@@ -267,7 +272,7 @@ def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, a0, shift_x,
     Returns:
         The number of sweeps run (0 when no particle is viscous: nothing is touched).
     """
-    if n == 0 or not any_viscous(mat, n, nu_table):
+    if n == 0 or not _any_viscous(mat, n, nu_table):
         return 0
     inv = 1.0 / a0
     uniform, top, lo, hi = _cells(pos, mat, 0, n, nu_table, inv, shift_x, shift_y, ncx, ncy,
@@ -289,7 +294,7 @@ def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, a0,
                                      cell_u, face_x, face_y, span):
     """:func:`diffuse_cell_velocities` with the per-particle loops over chunks in parallel;
     bit-identical (the sums into cells and the sweeps stay serial)."""
-    if n == 0 or not any_viscous(mat, n, nu_table):
+    if n == 0 or not _any_viscous(mat, n, nu_table):
         return 0
     inv = 1.0 / a0
     chunk = 8192
