@@ -92,10 +92,10 @@ def _cells(pos, mat, i0, i1, nu_table, inv, shift_x, shift_y, ncx, ncy, cell_of)
     lo = ncx * ncy
     hi = -1
     for i in range(np.uint64(i0), np.uint64(i1)):
-        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
+        c = np.int64(_srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy))
         cell_of[i] = c
-        lo = min(lo, np.int64(c))
-        hi = max(hi, np.int64(c))
+        lo = min(lo, c)
+        hi = max(hi, c)
         nu = nu_table[mat[i]]
         if nu != nu0:
             same = False
@@ -118,83 +118,85 @@ def _cell_nu(mat, n, mass_table, nu_table, cell_of, c0, c1, cell_m, cell_nu):
 
 
 @njit(cache=True, inline="always")
-def _face_nu(mc, md, nuc, nud):
-    """The face's ``nu``: harmonic mean of the two cells' (0 if a side is empty or inviscid)."""
-    if mc <= 0.0 or md <= 0.0 or nuc <= 0.0 or nud <= 0.0:
+def _face_kappa(mc, md, nuc, nud, scale):
+    """``kappa = min(scale nu_f, 1)`` of a face, ``nu_f`` the harmonic mean of the two cells'
+    ``nu`` (0 if a side is empty or inviscid)."""
+    if md <= 0.0 or nud <= 0.0:
         return 0.0
-    if nuc == nud:  # the usual case: no division
-        return nuc
-    return 2.0 * nuc * nud / (nuc + nud)
+    nu_f = nuc if nuc == nud else 2.0 * nuc * nud / (nuc + nud)
+    return min(scale * nu_f, 1.0)
 
 
-@njit(cache=True, inline="always")
-def _shares(nu_f, scale, last_nu, last_kappa, mc, md, out, c):
-    """``out[c] = (kappa M_d, kappa M_c) / (M_c + M_d)``: the fractions of the velocity
-    difference that one relaxation moves c and d by; ``kappa = min(x, 1)``,
-    ``x = scale * nu_f``. Faces of equal ``nu`` (the usual case) reuse the last ``kappa``."""
-    if nu_f == 0.0:
-        out[c, 0] = 0.0
-        out[c, 1] = 0.0
-        return last_nu, last_kappa
-    if nu_f != last_nu:
-        last_kappa = min(scale * nu_f, 1.0)
-        last_nu = nu_f
-    k = last_kappa / (mc + md)
-    out[c, 0] = k * md
-    out[c, 1] = k * mc
-    return last_nu, last_kappa
+@njit(cache=True)
+def _row_span(cell_m, base, ncx):
+    """First and one past the last occupied column of the row starting at cell ``base``
+    ((0, 0) if none)."""
+    first = ncx
+    last = -1
+    for cx in range(ncx):
+        if cell_m[base + np.uint64(cx)] > 0.0:
+            first = min(first, cx)
+            last = cx
+    return min(first, last + 1), last + 1
 
 
 @njit(cache=True)
 def _faces(r0, r1, ncx, uniform, nu0, scale, cell_m, cell_nu, cell_u0, cell_u, face_x, face_y,
            span):
-    """Per row of r0..r1: ``span[r]``, the first and one past the last occupied column (0, 0 if
-    none; the sweeps skip the rest); the mean velocities of that span copied into ``cell_u``; and
-    the shares (:func:`_shares`) of the faces to the right (``face_x[c]``) and above
-    (``face_y[c]``) of its cells. With ``uniform`` every occupied cell has ``nu0`` (``cell_nu``
-    is not read)."""
-    last_nu = -1.0
-    last_kappa = 0.0
+    """Per row of r0..r1: ``span[r]``, its first and one past its last occupied column (the
+    sweeps skip the rest); the mean velocities of that span copied into ``cell_u``; and the
+    shares of the faces to the right (``face_x[c]``) and above (``face_y[c]``) of its cells:
+    ``(kappa M_d, kappa M_c) / (M_c + M_d)``, the fractions of the velocity difference that one
+    relaxation moves c and d by, ``kappa = min(scale nu_f, 1)``. With ``uniform`` every occupied
+    cell has ``nu0`` (one ``kappa``, ``cell_nu`` not read)."""
+    one = np.uint64(1)
+    up_step = np.uint64(ncx)
+    kappa0 = min(scale * nu0, 1.0)
     for r in range(r0, r1):
-        base = r * ncx
-        first = ncx
-        last = -1
-        for cx in range(ncx):
-            if cell_m[base + cx] > 0.0:
-                first = min(first, cx)
-                last = cx
-        span[r, 0] = min(first, last + 1)
-        span[r, 1] = last + 1
+        base = np.uint64(r * ncx)  # unsigned: no negative-index wrap-around on every access
+        first, end = _row_span(cell_m, base, ncx)
+        span[r, 0] = first
+        span[r, 1] = end
         up = r + 1 < r1
-        for cx in range(first, last + 1):
-            c = base + cx
+        for cx in range(first, end):
+            c = base + np.uint64(cx)
             cell_u[c, 0] = cell_u0[c, 0]
             cell_u[c, 1] = cell_u0[c, 1]
             mc = cell_m[c]
-            if mc <= 0.0:
+            kx = 0.0
+            ky = 0.0
+            mx = 0.0
+            my = 0.0
+            if mc > 0.0:
+                mx = cell_m[c + one] if cx + 1 < ncx else 0.0
+                my = cell_m[c + up_step] if up else 0.0
+                if uniform:
+                    kx = kappa0 if mx > 0.0 else 0.0
+                    ky = kappa0 if my > 0.0 else 0.0
+                else:
+                    nuc = cell_nu[c]
+                    if nuc > 0.0:
+                        kx = _face_kappa(mc, mx, nuc, cell_nu[c + one] if mx > 0.0 else 0.0,
+                                         scale)
+                        ky = _face_kappa(mc, my, nuc, cell_nu[c + up_step] if my > 0.0
+                                         else 0.0, scale)
+            if kx > 0.0:
+                k = kx / (mc + mx)
+                face_x[c, 0] = k * mx
+                face_x[c, 1] = k * mc
+            else:
                 face_x[c, 0] = 0.0
+            if ky > 0.0:
+                k = ky / (mc + my)
+                face_y[c, 0] = k * my
+                face_y[c, 1] = k * mc
+            else:
                 face_y[c, 0] = 0.0
-                continue
-            nuc = nu0 if uniform else cell_nu[c]
-            md = 0.0
-            nud = 0.0
-            if cx + 1 < ncx:
-                md = cell_m[c + 1]
-                nud = nu0 if uniform else cell_nu[c + 1]
-            last_nu, last_kappa = _shares(_face_nu(mc, md, nuc, nud), scale, last_nu, last_kappa,
-                                          mc, md, face_x, c)
-            md = 0.0
-            nud = 0.0
-            if up:
-                md = cell_m[c + ncx]
-                nud = nu0 if uniform else cell_nu[c + ncx]
-            last_nu, last_kappa = _shares(_face_nu(mc, md, nuc, nud), scale, last_nu, last_kappa,
-                                          mc, md, face_y, c)
 
 
 @njit(cache=True, inline="always")
 def _relax(c, d, share, cell_u):
-    """Equal and opposite impulse on cells c, d (``share`` from :func:`_shares`)."""
+    """Equal and opposite impulse on cells c, d (``share`` from :func:`_faces`)."""
     a = share[c, 0]
     if a == 0.0:
         return
@@ -211,19 +213,21 @@ def _relax(c, d, share, cell_u):
 def _sweep(r0, r1, ncx, face_x, face_y, cell_u, span):
     """One sweep over rows r0..r1: even then odd x faces, even then odd y faces (a face's colour
     is its column's or row's parity), each row within its occupied ``span``."""
+    one = np.uint64(1)
+    up = np.uint64(ncx)
     for parity in range(2):
         for r in range(r0, r1):
-            base = r * ncx
+            base = np.uint64(r * ncx)
             a = span[r, 0]
             for cx in range(a + (a + parity) % 2, span[r, 1] - 1, 2):
-                c = base + cx
-                _relax(c, c + 1, face_x, cell_u)
+                c = base + np.uint64(cx)
+                _relax(c, c + one, face_x, cell_u)
     for parity in range(2):
         for r in range(r0 + parity, r1 - 1, 2):
-            base = r * ncx
+            base = np.uint64(r * ncx)
             for cx in range(max(span[r, 0], span[r + 1, 0]), min(span[r, 1], span[r + 1, 1])):
-                c = base + cx
-                _relax(c, c + ncx, face_y, cell_u)
+                c = base + np.uint64(cx)
+                _relax(c, c + up, face_y, cell_u)
 
 
 @njit(cache=True)
