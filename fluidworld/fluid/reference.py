@@ -206,15 +206,18 @@ def srd_cells(pos, n, a0, shift_x, shift_y, ncx, ncy) -> NDArray[np.int64]:
 
 
 def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x, shift_y,
-                ncx, ncy, signs):
+                ncx, ncy, signs, group_table=None):
     """Paper Eq. 3 with damping: returns the new velocities of the first ``n`` particles.
 
-    In each shifted cell: ``u`` = centre-of-mass velocity; ``alpha``, ``nu`` = mass-weighted
-    means of the cell's materials' angle and viscosity; then
+    In each shifted cell, and separately for each miscibility group (``group_table``, per
+    material; default all one group): ``u`` = centre-of-mass velocity; ``alpha``, ``nu`` =
+    mass-weighted means of the materials' angle and viscosity; then
     ``v <- u + (1 - nu) R(sign_c * alpha) (v - u)``.
     """
-    cells = srd_cells(pos, n, a0, shift_x, shift_y, ncx, ncy)
     k = np.asarray(mat[:n], dtype=np.int64)
+    cell_only = srd_cells(pos, n, a0, shift_x, shift_y, ncx, ncy)
+    grp = np.zeros(len(alpha_table), np.int64) if group_table is None else group_table
+    cells = cell_only * 256 + np.asarray(grp, dtype=np.int64)[k]
     m = np.asarray(mass_table, dtype=np.float64)[k]
     v = np.asarray(vel[:n], dtype=np.float64)
     out = np.empty_like(v)
@@ -223,7 +226,7 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         mc = m[sel]
         mtot = mc.sum()
         u = (mc[:, None] * v[sel]).sum(axis=0) / mtot
-        alpha = float(signs[c]) * (mc * np.asarray(alpha_table)[k[sel]]).sum() / mtot
+        alpha = float(signs[c // 256]) * (mc * np.asarray(alpha_table)[k[sel]]).sum() / mtot
         keep = 1.0 - (mc * np.asarray(visc_table)[k[sel]]).sum() / mtot
         rot = np.array([[math.cos(alpha), -math.sin(alpha)],
                         [math.sin(alpha), math.cos(alpha)]])
