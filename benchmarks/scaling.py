@@ -17,6 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# this script compares fixed thread counts: keep the step's thread policy from choosing
+os.environ.setdefault("FLUIDWORLD_THREADS", "fixed")
+
 import numba  # noqa: E402
 from _common import time_steps  # noqa: E402
 

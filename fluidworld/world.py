@@ -49,6 +49,7 @@ __all__ = [
     "BodyEnteredWaterEvent",
     "BodyLeftWaterEvent",
     "DrainEvent",
+    "WorldCheck",
 ]
 
 STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_collision",
@@ -57,6 +58,10 @@ STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_colli
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
 _GOLDEN = 0.6180339887498949
+
+#: Most particles per second one emitter may add (2,000 a step at 50 Hz): beyond this a
+#: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
+MAX_EMITTER_RATE = 100_000.0
 
 
 # ---------------------------------------------------------------------------- events
@@ -206,6 +211,17 @@ def _points(name: str, v: Any, min_len: int) -> NDArray[np.float64]:
     return a
 
 
+def _convex_vertices(name: str, v: NDArray[np.float64]) -> list[tuple[float, float]]:
+    """The vertices as tuples, checked to span an area (pymunk takes the convex hull; collinear
+    or identical points would make a degenerate shape that fails only later, in the step)."""
+    pts = [(float(x), float(y)) for x, y in v]
+    hull = pymunk.Poly(None, pts)
+    if len(hull.get_vertices()) < 3 or not hull.area > 0.0:
+        raise ValueError(f"{name} must span an area (3 or more points, not all on one line), "
+                         f"got {pts!r}")
+    return pts
+
+
 def _in_polygon(pts: NDArray[np.float64], poly: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Even-odd rule, vectorised over points (set-up time only)."""
     inside = np.zeros(len(pts), bool)
@@ -283,6 +299,11 @@ class World:
         self.profile_detail: dict[str, float] = {"contain": 0.0, "settle": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
+        #: Particles added by the fill helpers and emitters, and removed by drains, since the
+        #: world was made: ``fluid.count == particles_added - particles_removed`` unless the
+        #: low-level ``fluid.add_particles``/``remove_particles`` were called directly.
+        self.particles_added = 0
+        self.particles_removed = 0
         self._slots: list[Entity | None] = []
         self._gens: list[int] = []
         self._free: list[int] = []
@@ -318,6 +339,7 @@ class World:
             self.profile_detail[k] = 0.0
         f = self.fluid
         self._stepping = True
+        f.threads.begin()
         try:
             for sub in range(n):
                 self._timed("sync_bodies", self.coupler.sync, h, sub == 0)
@@ -334,6 +356,7 @@ class World:
             self._timed("events", self._run_events, dt)
         finally:
             self._stepping = False
+            f.threads.end()
         self.time += dt
         self.steps += 1
         f.steps += 1
@@ -483,7 +506,37 @@ class World:
               & (pts[:, 1] <= p.height))
         pts = pts[ok]
         pts = pts[~self._inside_shapes(pts)]
-        return self.fluid.add_particles(pts, vel, mat)
+        n = self.fluid.add_particles(pts, vel, mat)
+        self.particles_added += n
+        return n
+
+    def _lattice(self, x0: float, y0: float, x1: float, y1: float,
+                 spacing: float | None) -> NDArray[np.float64]:
+        """The fill lattice of ``[x0, x1) x [y0, y1)`` clipped to the domain *before* it is
+        built, so that a huge rectangle or a tiny spacing costs nothing; the clipped lattice keeps
+        the points of the unclipped one (its origin moves by whole columns and row pairs).
+
+        Raises:
+            ValueError: the clipped box would hold far more particles than the fluid can take.
+        """
+        f = self.fluid
+        p = f.params
+        s = f.r_l if spacing is None else spacing
+        dy = s * math.sqrt(3.0) / 2.0
+        cx0, cy0 = max(x0, 0.0), max(y0, 0.0)
+        cx1, cy1 = min(x1, p.width), min(y1, p.height)
+        if cx1 <= cx0 or cy1 <= cy0:
+            return np.zeros((0, 2))
+        x0 += s * math.floor((cx0 - x0) / s)
+        y0 += 2.0 * dy * math.floor((cy0 - y0) / (2.0 * dy))
+        estimate = (cx1 - x0) * (cy1 - y0) / (s * dy)
+        room = p.max_particles - f.count
+        if estimate > 2 * room + 1000:
+            raise ValueError(
+                f"this fill would add about {estimate:.3g} particles (spacing {s:g}) but the "
+                f"fluid has room for {room} more (FluidParams.max_particles = {p.max_particles})"
+            )
+        return f.hex_lattice(x0, y0, cx1, cy1, spacing)
 
     def _inside_shapes(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Which world points lie inside a coupled shape (set-up time only)."""
@@ -513,7 +566,7 @@ class World:
         if x1 <= x0 or y1 <= y0:
             raise ValueError(f"empty rectangle ({x0}, {y0})-({x1}, {y1})")
         s = None if spacing is None else _positive("spacing", spacing)
-        return self._add_points(self.fluid.hex_lattice(x0, y0, x1, y1, s), material, velocity)
+        return self._add_points(self._lattice(x0, y0, x1, y1, s), material, velocity)
 
     def add_fluid_circle(
         self, center: tuple[float, float], radius: float, material: int | str = 0,
@@ -523,7 +576,7 @@ class World:
         cx, cy = _vec("center", center)
         r = _positive("radius", radius)
         s = None if spacing is None else _positive("spacing", spacing)
-        pts = self.fluid.hex_lattice(cx - r, cy - r, cx + r, cy + r, s)
+        pts = self._lattice(cx - r, cy - r, cx + r, cy + r, s)
         pts = pts[((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < r * r]
         return self._add_points(pts, material, velocity)
 
@@ -535,7 +588,7 @@ class World:
         v = _points("vertices", vertices, 3)
         s = None if spacing is None else _positive("spacing", spacing)
         (x0, y0), (x1, y1) = v.min(axis=0), v.max(axis=0)
-        pts = self.fluid.hex_lattice(x0, y0, x1, y1, s)
+        pts = self._lattice(x0, y0, x1, y1, s)
         return self._add_points(pts[_in_polygon(pts, v)], material, velocity)
 
     # ------------------------------------------------------------------ bodies
@@ -606,7 +659,7 @@ class World:
         r = _finite("radius", radius)
         if r < 0:
             raise ValueError(f"radius must be >= 0, got {radius!r}")
-        s = pymunk.Poly(self.space.static_body, [tuple(p) for p in v], radius=r)
+        s = pymunk.Poly(self.space.static_body, _convex_vertices("vertices", v), radius=r)
         self._surface(s, friction, elasticity)
         return self._handle(self.space.static_body, [s], kind, None, False)
 
@@ -664,8 +717,11 @@ class World:
     ) -> BodyHandle:
         """A dynamic convex polygon; ``vertices`` are body-local (pymunk takes the hull)."""
         v = _points("vertices", vertices, 3)
+        pts = _convex_vertices("vertices", v)
         r = _finite("radius", radius)
-        return self._dynamic(lambda b: pymunk.Poly(b, [tuple(p) for p in v], radius=r),
+        if r < 0:
+            raise ValueError(f"radius must be >= 0, got {radius!r}")
+        return self._dynamic(lambda b: pymunk.Poly(b, pts, radius=r),
                              position, angle, density, friction, elasticity, sprite, kind)
 
     def attach(
@@ -708,6 +764,11 @@ class World:
             m = body.mass + sum(s.mass for s in shapes if s not in body.shapes)
             if not m > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
                 raise ValueError("body_or_shape is a dynamic body without mass or density")
+            if not body.moment > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
+                raise ValueError(
+                    f"body_or_shape is a dynamic body with moment {body.moment!r}; it must be "
+                    "> 0 (pymunk.moment_for_box/circle/poly, inf for no rotation) or come "
+                    "from its shapes' density")
         return self._handle(body, shapes, kind, sprite, body not in self.space.bodies)
 
     # ------------------------------------------------------------------ drains, emitters
@@ -732,7 +793,7 @@ class World:
     ) -> Emitter:
         """A nozzle: ``rate`` particles per second (exactly ``rate x time``, accumulated)
         leave ``position`` along ``direction`` at ``speed``, spread across ``width``
-        (default one particle spacing)."""
+        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`."""
         pos = _vec("position", position)
         p = self.fluid.params
         if not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
@@ -745,8 +806,9 @@ class World:
         if spd < 0:
             raise ValueError(f"speed must be >= 0, got {speed!r}")
         r = _finite("rate", rate)
-        if r < 0:
-            raise ValueError(f"rate must be >= 0, got {rate!r}")
+        if not 0 <= r <= MAX_EMITTER_RATE:
+            raise ValueError(f"rate must be in [0, {MAX_EMITTER_RATE:g}] particles/s, "
+                             f"got {rate!r}")
         w = self.fluid.r_l if width is None else _finite("width", width)
         if w < 0:
             raise ValueError(f"width must be >= 0, got {width!r}")
@@ -773,6 +835,7 @@ class World:
             if k:
                 f.remove_particles(mask)
                 d.removed += k
+                self.particles_removed += k
                 self._events.append(DrainEvent(d.id, k, self.steps))
         for e in self._emitters:
             if e.enabled:
@@ -821,3 +884,84 @@ class World:
         pts[:, 1] = np.clip(pts[:, 1], eps, p.height - eps)
         f.add_particles(pts, (dx * e.speed, dy * e.speed), e.material)
         e.emitted += k
+        self.particles_added += k
+
+    # ------------------------------------------------------------------ determinism
+    def state_hash(self) -> str:
+        """A hex digest of the simulation state: the live particles (positions, velocities,
+        materials, in storage order), every body of the Space (pose and velocities, in the
+        Space's order), the step counter and the time.
+
+        Two worlds built the same way with the same seed and inputs give the same hash after the
+        same steps, in one process or across processes and thread counts; any bit of difference
+        in the state changes it. Meant for tests, replays and network checks.
+        """
+        import hashlib
+
+        f = self.fluid
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.array([f.count, self.steps], np.int64).tobytes())
+        h.update(np.array([self.time]).tobytes())
+        h.update(f.state_hash().encode())  # the particle arrays
+        bodies = [(b.position.x, b.position.y, b.angle, b.velocity.x, b.velocity.y,
+                   b.angular_velocity) for b in self.space.bodies]
+        h.update(np.array(bodies, np.float64).tobytes())
+        return h.hexdigest()
+
+    # ------------------------------------------------------------------ debugging
+    def check(self) -> WorldCheck:
+        """The invariants a healthy world keeps, counted now (for debugging and soak tests;
+        costs a pass over the particles and the shapes, so not meant for every step).
+
+        Returns:
+            A :class:`WorldCheck`; ``check().ok`` is True when nothing is wrong.
+        """
+        f = self.fluid
+        p = f.params
+        pos, vel = f.positions, f.velocities
+        finite = np.isfinite(pos).all(axis=1) & np.isfinite(vel).all(axis=1)
+        box = ((pos[:, 0] >= 0) & (pos[:, 0] <= p.width) & (pos[:, 1] >= 0)
+               & (pos[:, 1] <= p.height))
+        inside = self._inside_shapes(pos[finite]) if len(pos) else np.zeros(0, bool)
+        bodies_nan = bodies_out = 0
+        for b in self.space.bodies:
+            q = b.position
+            vals = (q.x, q.y, b.angle, b.velocity.x, b.velocity.y, b.angular_velocity)
+            if not all(math.isfinite(v) for v in vals):
+                bodies_nan += 1
+            elif self.bounds and not (-p.a0 <= q.x <= p.width + p.a0
+                                      and -p.a0 <= q.y <= p.height + p.a0):
+                bodies_out += 1
+        return WorldCheck(particles=f.count, nan=int((~finite).sum()),
+                          outside=int((finite & ~box).sum()), inside_shapes=int(inside.sum()),
+                          bodies=len(self.space.bodies), bodies_nan=bodies_nan,
+                          bodies_outside=bodies_out)
+
+
+@dataclass(frozen=True)
+class WorldCheck:
+    """What :meth:`World.check` counted.
+
+    Args:
+        particles: Live fluid particles.
+        nan: Particles with a non-finite position or velocity.
+        outside: Particles outside the domain box.
+        inside_shapes: Particles inside a coupled shape (an overlap containment should prevent).
+        bodies: Bodies in the Space.
+        bodies_nan: Bodies with a non-finite pose or velocity.
+        bodies_outside: Bodies whose position left the domain (only with boundary walls).
+    """
+
+    particles: int
+    nan: int
+    outside: int
+    inside_shapes: int
+    bodies: int
+    bodies_nan: int
+    bodies_outside: int
+
+    @property
+    def ok(self) -> bool:
+        """No NaN, nothing outside the box or inside a shape, every body finite and inside."""
+        return not (self.nan or self.outside or self.inside_shapes or self.bodies_nan
+                    or self.bodies_outside)

@@ -37,3 +37,17 @@ def test_kernel_profile_names_the_kernels_and_the_rest():
     text = _run("kernel_profile.py", "--steps", "3")
     assert re.search(r"6114 particles, 1 thread\(s\), [\d.]+ ms/step \([\d.-]+ outside", text)
     assert "repulsion.repulse_passes" in text and "collision.srd_collide" in text
+
+
+def test_contention_prints_fixed_and_auto_rows_against_one_thread():
+    text = _run("contention.py", "--sizes", "1500", "--steps", "20")
+    assert "one core busy" in text
+    rows = [line.split() for line in text.splitlines() if re.match(r"\s+1500\s", line)]
+    assert [r[1] for r in rows] == ["1", "2", "auto"]
+    assert all(float(r[2]) > 0 for r in rows) and rows[0][4] == "1.00x"
+
+
+def test_soak_checks_a_level_and_prints_its_books():
+    text = _run("soak.py", "--steps", "40", "--every", "20", "--levels", "faucet_and_drain")
+    row = next(line.split() for line in text.splitlines() if line.startswith("faucet_and_drain"))
+    assert int(row[1]) == 40 and row[4:9] == ["0", "0", "0", "0", "0"]

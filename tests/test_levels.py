@@ -421,3 +421,32 @@ def test_levels_resolve_by_name_module_and_path() -> None:
     _, cls = load_level("demos.harbor")
     assert cls.title == "Harbor"
     assert "demos.harbor" in sys.modules
+
+
+def test_watch_reports_a_broken_file_once_and_retries_only_when_it_changes(tmp_path: Path) -> None:
+    """A save that breaks the level is reported once; polling does not reload (and drop the
+    player's grab) again until the file changes; a level that started broken is picked up."""
+    import os
+
+    f = write(tmp_path / "w.py", GOOD.format(n=1, depth=20))
+    s = LevelSession(str(f))
+    write(f, "this is not python(\n")
+    st = f.stat()
+    os.utime(f, (st.st_atime, st.st_mtime + 5))
+    assert s.reload_if_changed() is False and s.error is not None
+    reloads = s.reloads
+    for _ in range(3):  # the watch poll
+        assert not s.file_changed() and s.reload_if_changed() is False
+    assert s.reloads == reloads and s.level is not None  # the old level keeps running
+    write(f, GOOD.format(n=4, depth=20))
+    os.utime(f, (st.st_atime, st.st_mtime + 10))
+    assert s.file_changed() and s.reload_if_changed() and s.title == "Small 4"
+    assert s.error is None
+
+    broken = write(tmp_path / "b.py", "this is not python(\n")
+    s2 = LevelSession(str(broken))
+    assert s2.error is not None
+    write(broken, GOOD.format(n=2, depth=20))
+    st = broken.stat()
+    os.utime(broken, (st.st_atime, st.st_mtime + 5))
+    assert s2.reload_if_changed() and s2.title == "Small 2"

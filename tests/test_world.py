@@ -291,3 +291,76 @@ def test_surface_and_corner_values_chipmunk_would_abort_on_are_refused(call, mat
         call(w)
     assert len(w.space.shapes) == shapes_before
     w.step()
+
+
+def test_fills_clip_before_they_allocate_and_respect_the_particle_limit() -> None:
+    """A rectangle far larger than the domain costs only the domain's lattice; a fill that could
+    never fit (a tiny spacing) is refused before any lattice is built; points of a clipped fill
+    are the unclipped fill's points (same lattice)."""
+    w = World(200, 100)
+    n = w.add_fluid_rect(-1e5, -1e5, 1e5, 50)
+    assert 0 < n == w.fluid.count
+    ref = World(200, 100)
+    ref.add_fluid_rect(-1e5, -1e5, 1e5, 1e5)  # the whole domain
+    assert ref.fluid.count > n
+    a, b = World(200, 100), World(200, 100)
+    a.add_fluid_rect(-37.3, -41.9, 120, 60)
+    pa = a.fluid.positions
+    pb = b.fluid.hex_lattice(-37.3, -41.9, 120, 60)
+    pb = pb[(pb[:, 0] >= 0) & (pb[:, 1] >= 0)]
+    assert len(pa) == len(pb) > 100
+    assert np.allclose(np.sort(pa, axis=0), np.sort(pb, axis=0), rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match="max_particles"):
+        w.add_fluid_rect(0, 0, 200, 100, spacing=0.02)
+    with pytest.raises(ValueError, match="max_particles"):
+        w.add_fluid_circle((100, 50), 1e6, spacing=0.01)
+    assert w.fluid.count == n
+
+
+@pytest.mark.parametrize("vertices", [[(0, 0), (1, 1), (2, 2)], [(5, 5), (5, 5), (5, 5)]])
+def test_degenerate_polygons_are_refused_at_the_call(vertices) -> None:
+    w = World(100, 100)
+    with pytest.raises(ValueError, match="vertices must span an area"):
+        w.add_static_poly(vertices)
+    with pytest.raises(ValueError, match="vertices must span an area"):
+        w.add_poly((50, 50), vertices)
+
+
+def test_huge_emitter_rates_and_momentless_bodies_are_refused() -> None:
+    import pymunk
+
+    w = World(100, 100)
+    with pytest.raises(ValueError, match=r"rate must be in \[0, 100000\]"):
+        w.add_emitter((50, 50), (1, 0), speed=10, rate=1e9)
+    body = pymunk.Body(1.0, 0.0)
+    body.position = (50, 50)
+    with pytest.raises(ValueError, match="moment 0.0; it must be > 0"):
+        w.attach(pymunk.Circle(body, 5))
+    assert body not in w.space.bodies
+
+
+def test_check_counts_the_invariants_and_sees_what_breaks_them() -> None:
+    w = World(200, 120)
+    w.add_fluid_rect(0, 0, 200, 50)
+    crate = w.add_box((100, 80), (30, 30), density=0.5)
+    for _ in range(20):
+        w.step()
+    c = w.check()
+    assert c.ok and c.particles == w.fluid.count > 0 and c.bodies == 1
+    w.fluid.pos[0] = (250.0, 10.0)  # outside the box
+    w.fluid.vel[1] = (math.nan, 0.0)
+    x, y = crate.body.position
+    w.fluid.pos[2] = (x, y)  # in the crate
+    c = w.check()
+    assert (c.outside, c.nan, c.inside_shapes) == (1, 1, 1) and not c.ok
+
+
+def test_the_books_count_fills_emitters_and_drains() -> None:
+    w = World(200, 120)
+    n = w.add_fluid_rect(0, 0, 100, 40)
+    w.add_emitter((150, 100), (0, -1), speed=50, rate=600)
+    d = w.add_drain((0, 0, 30, 30))
+    for _ in range(30):
+        w.step()
+    assert w.particles_added > n and w.particles_removed == d.removed > 0
+    assert w.fluid.count == w.particles_added - w.particles_removed

@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import advection, binning, collision, pressure, pressure_variable, repulsion
 from .params import FluidParams, Material, default_materials
+from .threads import ThreadPolicy
 
 __all__ = [
     "FluidSystem",
@@ -172,6 +173,9 @@ class FluidSystem:
         #: Extra acceleration per material (n_materials, 2): a simple user force field, e.g. the
         #: mixing scene pushes one fluid down. Added to gravity in ``external_forces``.
         self.material_accelerations = np.zeros((len(mats), 2))
+        #: Chooses each step's numba thread count from measured step times (see
+        #: :mod:`fluidworld.fluid.threads`; mode ``"fixed"`` leaves numba's setting alone).
+        self.threads = ThreadPolicy()
 
     # ------------------------------------------------------------------ storage
     def _reserve(self, cap: int) -> None:
@@ -419,8 +423,10 @@ class FluidSystem:
         for _ in range(n):
             for k in self.profile:
                 self.profile[k] = 0.0
+            self.threads.begin()
             for _ in range(self.params.substeps):
                 self.substep()
+            self.threads.end()
             self.steps += 1
 
     def substep(self) -> None:
@@ -440,13 +446,14 @@ class FluidSystem:
 
     @property
     def parallel(self) -> bool:
-        """Whether this step runs the parallel kernel variants (large particle counts)."""
-        return self.count >= PARALLEL_MIN_PARTICLES
+        """Whether this step runs the parallel kernel variants (large particle counts, and more
+        than one thread: a parallel kernel on one thread is slower than the serial one)."""
+        return self.count >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
 
     @property
     def parallel_repulsion(self) -> bool:
         """Whether this step runs the parallel local-repulsion kernels."""
-        return self.count >= PARALLEL_REPULSION_MIN_PARTICLES
+        return self.count >= PARALLEL_REPULSION_MIN_PARTICLES and numba.get_num_threads() > 1
 
     def apply_external_forces(self, h: float) -> None:
         """Gravity and the uniform user acceleration on all fluid particles."""

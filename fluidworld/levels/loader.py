@@ -330,8 +330,13 @@ class LevelSession:
 
     @property
     def level_file(self) -> Path | None:
-        """The level's source file, if it has one."""
-        return self.source.path if self.source is not None else None
+        """The level's source file, if it has one (also while that file fails to load)."""
+        if self.source is not None:
+            return self.source.path
+        if isinstance(self.spec, str | Path) and str(self.spec).endswith(".py"):
+            path = Path(self.spec)
+            return path.resolve() if path.is_file() else None
+        return None
 
     # ------------------------------------------------------------------ (re)building
     def reload(self) -> bool:
@@ -349,6 +354,9 @@ class LevelSession:
                 self.source, cls = load_level(self.spec)
             self._mtime = self._file_mtime()
         except LevelError as exc:
+            # remember the broken version too: watch mode retries once the file changes again,
+            # not every poll (which would also drop whatever the player is dragging)
+            self._mtime = self._file_mtime()
             self._fail(exc)
             return False
         return self._build(cls)

@@ -1,0 +1,67 @@
+"""The solver interface: what a fluid solver is to the particle store, the World and the coupling.
+
+A :class:`~fluidworld.fluid.FluidSystem` owns the particle store (``pos``, ``vel``, ``mat``, the
+material tables, the neighbour-cell sort, the solid particles of walls and bodies) and the two
+stages every solver shares, ``external_forces`` and ``bin``. A *solver* runs the rest of a
+substep as its own named stages, each timed under its name. SRD's are ``local_repulsion``,
+``srd_collision``, ``cell_pressure`` and ``advect``; double density relaxation and the
+constraint solver (issue 14) bring their own lists.
+
+The contract a solver keeps, so that coupling, containment, emitters, drains and rendering work
+with any of them (they see particles and impulses, never a solver's internals):
+
+* after its last stage every live particle is inside the domain box and ``pos``/``vel`` hold the
+  end-of-substep state; particles are not reordered after ``bin`` (containment of bodies reads
+  ``fluid.start_positions``, the positions the sort left);
+* ``fluid.cell_count`` and ``fluid.cell_velocity`` hold the cell deposit of the substep (density
+  ratio = count / gamma, used by renderers and the coupling's drag), ``fluid.cell_grad`` the
+  velocity correction per unit material density that a pressure field gave (zeros if the solver
+  has none);
+* ``fluid.solid_impulse`` holds, per solid particle, the momentum the fluid received from it in
+  this substep (so that bodies get the equal and opposite push), and ``fluid.solid_marked`` which
+  solid particles touched fluid;
+* a particle of material ``k`` has mass ``fluid._mass[k]``: heavier materials must sink under
+  lighter ones in a solver that claims multiphase behaviour;
+* the same seed and inputs give bit-identical results (no unordered parallel reductions).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from .system import FluidSystem
+
+__all__ = ["Solver", "SHARED_STAGES", "substep_with"]
+
+#: The stages the particle store runs for every solver, before the solver's own.
+SHARED_STAGES = ("external_forces", "bin")
+
+
+@runtime_checkable
+class Solver(Protocol):
+    """A fluid solver: named stages over a :class:`FluidSystem`'s particle store."""
+
+    #: Short name (``"srd"``, ``"ddr"``, ``"constraint"``).
+    name: str
+    #: The stages run each substep after :data:`SHARED_STAGES`, in order.
+    stages: tuple[str, ...]
+
+    def attach(self, fluid: FluidSystem) -> None:
+        """Bind to ``fluid`` and allocate scratch for its grids and capacity (called again if
+        the capacity grows)."""
+        ...
+
+    def run_stage(self, stage: str, h: float) -> None:
+        """Run one of :attr:`stages` for a substep of length ``h``."""
+        ...
+
+
+def substep_with(fluid: FluidSystem, solver: Solver, h: float) -> None:
+    """One substep of ``fluid`` with ``solver``: the shared stages, then the solver's, each
+    timed into ``fluid.profile`` under its name. A fluid-only driver (the World runs the same
+    stages with the coupling in between)."""
+    fluid._timed("external_forces", fluid.apply_external_forces, h)
+    fluid._timed("bin", fluid.bin_particles)
+    for stage in solver.stages:
+        fluid._timed(stage, solver.run_stage, stage, h)
