@@ -101,6 +101,8 @@ class FluidSystem:
         names = list(dict.fromkeys(m.mix_group for m in mats))
         self._group = np.array([names.index(m.mix_group) for m in mats], np.uint8)
         self._group_present = np.zeros(256, np.bool_)
+        self._pair_half, self._pair_inv, self._pair_share = repulsion.pair_tables(
+            self._mass, self._group, p.r_l)
         #: Whether the last pressure stage ran the variable-density kernels (densities differ).
         self.variable_density = False
 
@@ -503,10 +505,13 @@ class FluidSystem:
                 n_touch, self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
                 p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
                 self._wsum, self.solid_impulse, self.solid_marked)
+        # materials of different masses or miscibility groups: the multiphase pair pass
+        mp = repulsion.material_mix(self.mat, n, self._mass, self._group)
+        tables = (self._pair_half, self._pair_inv, self._pair_share) if mp else ()
         if self.parallel_repulsion:
-            repulsion.repulse_passes_parallel(*args, numba.get_num_threads())
+            repulsion.repulse_passes_parallel(*args, numba.get_num_threads(), *tables)
         else:
-            repulsion.repulse_passes(*args)
+            repulsion.repulse_passes(*args, *tables)
 
     def _build_neighbour_lists(self) -> tuple[int, int]:
         """Fill the half neighbour lists; widen them (and rebuild) if a particle has more
