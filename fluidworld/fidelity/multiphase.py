@@ -134,6 +134,11 @@ def rows(quick: bool) -> list[Row]:
                    ">= 0.95", wi >= 0.95))
     out.append(Row("multiphase", "oil over water at rest: oil still in its layer", oi,
                    ">= 0.95", oi >= 0.95))
+    if not quick:  # a minute of play: the layers do not diffuse into each other
+        _, wi, oi = two_layer_rest(60.0)
+        both = min(wi, oi)
+        out.append(Row("multiphase", "oil over water at rest 60 s: least layer still in place",
+                       both, ">= 0.95", both >= 0.95))
     secs = 10.0 if quick else 20.0
     ink = band_mixing("ink", secs)
     unmixing = band_mixing("unmixing", secs)
