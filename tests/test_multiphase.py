@@ -276,3 +276,36 @@ def test_uniform_density_scene_is_unchanged_by_the_oil_in_the_table():
         return w.fluid.state_hash()
 
     assert run(None) == run([WATER, INK])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_multiphase_repulsion_pass_matches_the_reference(seed):
+    """One pass of the multiphase pair pass (mass-weighted shares, immiscible pairs out to
+    ``IMMISCIBLE_RADIUS r_L``) against the brute-force reference; momentum exactly conserved."""
+    from fluidworld.fluid import repulsion
+
+    fs = FluidSystem(FluidParams(width=60.0, height=50.0, gravity=(0.0, 0.0), seed=seed,
+                                 repulsion_iterations=1, wall_solids=False),
+                     materials=[WATER, OIL, HONEY])
+    rng = np.random.default_rng(seed)
+    for k, count in enumerate((120, 50, 40)):
+        fs.add_particles(rng.uniform([0, 0], [60, 30], (count, 2)), rng.normal(0, 3, (count, 2)),
+                         k)
+    fs.bin_particles()
+    assert repulsion.material_mix(fs.mat, fs.count, fs._mass, fs._group)
+    p0, v0 = fs.positions.copy(), fs.velocities.copy()
+    m = fs._mass[fs.materials]
+    mom0 = (m[:, None] * v0).sum(axis=0)
+    fs.repulse(fs.params.h)
+    d, dvel, _ = ref.repulse_fluid(p0, v0, len(p0), fs.solid_pos, fs.solid_vel, fs.r_l,
+                                   fs.params.repulsion_dv, fs.materials, fs._mass, fs._group,
+                                   repulsion.IMMISCIBLE_RADIUS)
+    np.testing.assert_allclose(fs.positions - p0, d, rtol=2e-6, atol=2e-6 * fs.r_l)
+    np.testing.assert_allclose(fs.velocities - v0, dvel, rtol=2e-6,
+                               atol=2e-6 * fs.r_l * fs.params.repulsion_dv)
+    mom1 = (m[:, None] * fs.velocities).sum(axis=0)
+    np.testing.assert_allclose(mom1, mom0, atol=1e-9 * np.abs(m[:, None] * v0).sum())
+    # unlike pairs between r_L and the wider radius did get pushed apart
+    far = ref.repulse_fluid(p0, v0, len(p0), fs.solid_pos, fs.solid_vel, fs.r_l,
+                            fs.params.repulsion_dv, fs.materials, fs._mass, fs._group, 1.0)[0]
+    assert np.abs(d - far).max() > 1e-3 * fs.r_l

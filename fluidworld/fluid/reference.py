@@ -149,7 +149,8 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv):
     return disp, dvel, wsum
 
 
-def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv):
+def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv, mat=None, mass_table=None,
+                  group_table=None, immiscible_radius=1.1):
     """One Jacobi repulsion pass (Eq. 5-6) by brute force over all fluid pairs and all solids.
 
     Returns ``(disp, dvel, wsum)`` for the first ``n`` particles. Every particle gathers, at the
@@ -157,17 +158,31 @@ def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv):
     and the contact of :func:`solid_contacts` from each solid; ``dvel = disp * dv`` for the fluid
     part. Two coincident fluid particles (no direction) split along x by ``r_L/4`` each, the one
     with the lower index going to -x.
+
+    Multiphase (``mat``, ``mass_table`` and ``group_table`` given): a pair of different groups
+    uses the radius ``R = immiscible_radius * r_L`` instead of ``r_L`` (``d = R/2 (1 - l/R) n``,
+    coincident split ``R/4``), and particle i takes ``2 m_j / (m_i + m_j)`` of each pair's share.
     """
     p = np.asarray(pos[:n], dtype=np.float64)
     rvec = p[None, :, :] - p[:, None, :]                         # rvec[i, j] = x_j - x_i
     l2 = rvec[..., 0] * rvec[..., 0] + rvec[..., 1] * rvec[..., 1]
     idx = np.arange(n)
-    near = (l2 < r_l * r_l) & (idx[:, None] != idx[None, :])
-    d = np.where(near[..., None], _eq6(rvec, l2, r_l), 0.0)
-    disp = -d.sum(axis=1)
-    coincident = near & (l2 <= _COINCIDENT_L2)
+    rad = np.full((n, n), float(r_l))
+    share = np.ones((n, n))
+    if mat is not None:
+        k = np.asarray(mat[:n], dtype=np.int64)
+        m = np.asarray(mass_table, dtype=np.float64)[k]
+        g = np.asarray(group_table)[k]
+        rad = np.where(g[:, None] == g[None, :], r_l, immiscible_radius * r_l)
+        share = 2.0 * m[None, :] / (m[:, None] + m[None, :])
+    near = (l2 < rad * rad) & (idx[:, None] != idx[None, :])
+    ok = l2 > _COINCIDENT_L2
+    ln = np.sqrt(np.where(ok, l2, 1.0))
+    mag = np.where(ok & near, 0.5 * (rad - ln), 0.0) * share
+    disp = -(mag[..., None] * rvec / ln[..., None]).sum(axis=1)
+    coincident = near & ~ok
     side = np.where(idx[None, :] > idx[:, None], -1.0, 1.0)      # j above i: i goes to -x
-    disp[:, 0] += (0.25 * r_l * side * coincident).sum(axis=1)
+    disp[:, 0] += (0.25 * rad * share * side * coincident).sum(axis=1)
     dvel = disp * dv
     s_disp, s_dvel, wsum = solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv)
     return disp + s_disp.sum(axis=1), dvel + s_dvel.sum(axis=1), wsum
