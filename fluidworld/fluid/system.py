@@ -6,7 +6,8 @@ One substep (``h = dt / substeps``), each stage timed into :attr:`FluidSystem.pr
 2. ``bin``             -- counting sort of the particle arrays by neighbour cell; solids binned.
 3. ``local_repulsion`` -- Eq. 5-6, Jacobi, fluid-fluid and fluid-solid, momentum to solids.
 4. ``srd_collision``   -- Eq. 3 on a randomly shifted grid.
-5. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged").
+5. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged";
+   per unit mass where materials of different densities are present, ``pressure_variable``).
 6. ``advect``          -- Eq. 4 and containment in the domain box.
 
 The World (``fluidworld.world``) runs the same stages with body solids in between; this class
