@@ -64,6 +64,13 @@ _GOLDEN = 0.6180339887498949
 #: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
 MAX_EMITTER_RATE = 100_000.0
 
+#: Most substeps one ``World.step(dt)`` call may run (a larger ``dt`` is refused: a typo like
+#: ``step(60)`` for one frame would otherwise freeze the game for minutes).
+MAX_STEP_SUBSTEPS = 1024
+
+#: How far beyond the domain a shape may reach, in domain sizes (its largest side).
+REACH = 10.0
+
 
 # ---------------------------------------------------------------------------- events
 @dataclass(frozen=True)
@@ -324,13 +331,18 @@ class World:
         ``params.h``, each running the coupled stages; then the events stage.
 
         Raises:
-            ValueError: ``dt`` is not a finite positive number, or a body has a NaN pose.
+            ValueError: ``dt`` is not a finite positive number or needs more than
+                :data:`MAX_STEP_SUBSTEPS` substeps, or a body has a NaN pose.
         """
         p = self.fluid.params
         if dt is None:
             n, dt = p.substeps, p.dt
         else:
             dt = _positive("dt", dt)
+            if not 1e-6 * p.h <= dt <= MAX_STEP_SUBSTEPS * p.h:
+                raise ValueError(f"dt must be in [{1e-6 * p.h:g}, {MAX_STEP_SUBSTEPS * p.h:g}] "
+                                 f"(at most {MAX_STEP_SUBSTEPS} substeps of {p.h:g}), "
+                                 f"got {dt!r}")
             n = max(1, math.ceil(dt / p.h - 1e-9))
         h = dt / n
         self._flush()
@@ -607,6 +619,22 @@ class World:
         self.space.add(*shapes)
         return shapes
 
+    def _check_reach(self, shapes: Sequence[pymunk.Shape]) -> None:
+        """Refuse shapes that reach absurdly far (more than :data:`REACH` domain sizes beyond
+        the domain): the coupling samples outlines and interiors, so a segment a billion units
+        long would take all the memory there is."""
+        p = self.fluid.params
+        far = REACH * max(p.width, p.height)
+        for s in shapes:
+            bb = s.cache_bb()
+            ext = (bb.left, bb.bottom, bb.right, bb.top)
+            if not all(math.isfinite(v) for v in ext) or (
+                    bb.left < -far or bb.bottom < -far or bb.right > p.width + far
+                    or bb.top > p.height + far):
+                raise ValueError(
+                    f"the shape reaches {ext}, more than {far:g} beyond the domain "
+                    f"(check its position, size, radius, a/b or vertices)")
+
     def _handle(self, body: pymunk.Body, shapes: Sequence[pymunk.Shape], kind: str,
                 sprite: str | None, owns_body: bool) -> BodyHandle:
         to_add: list[Any] = []
@@ -614,6 +642,7 @@ class World:
             to_add.append(body)
         to_add.extend(s for s in shapes if s not in self.space.shapes)
         geos = [geometry_of(s) for s in shapes]  # TypeError for unsupported shapes, first
+        self._check_reach(shapes)
         if to_add:
             self.space.add(*to_add)
         for s in shapes:
@@ -676,6 +705,12 @@ class World:
         body.angle = ang
         s = shape_fn(body)
         s.density = dens
+        # a vanishing or overflowing mass (a tiny shape, an absurd density) would give pymunk a
+        # NaN pose at the first step: refuse it here, by the arguments that make it
+        if not (1e-12 < s.mass < 1e30 and 0.0 < s.moment < 1e300):
+            raise ValueError(
+                f"the body's mass (density x area = {dens:g} x {s.area:g}) must lie in "
+                "(1e-12, 1e30): check its size/radius and density")
         self._surface(s, friction, elasticity)
         return self._handle(body, [s], kind or sprite or "body", sprite, True)
 

@@ -364,8 +364,10 @@ def test_fluid_system_repulsion_passes(seed, passes):
     p0, v0 = p.copy(), v.copy()
     fs.repulse(fs.params.h)
     for _ in range(passes):
+        # the two materials' masses differ: the pairs' shares are mass-weighted
         d, dvel, _ = ref.repulse_fluid(p, v, len(p), fs.solid_pos, fs.solid_vel, fs.r_l,
-                                       fs.params.repulsion_dv)
+                                       fs.params.repulsion_dv, fs.materials, fs._mass,
+                                       fs._group)
         p, v = ref.apply_displacements(p, v, len(p), d, dvel)
     # compare the changes (the positions themselves are far larger than the tolerance scale)
     close_eq6(fs.positions - p0, p - p0, fs.r_l)

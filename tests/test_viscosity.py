@@ -70,13 +70,21 @@ def random_state(rng, n=300):
     return pos, vel, mat
 
 
-def run_kernel(pos, vel, mat, shift, h, nu=NU, max_sweeps=visc.MAX_SWEEPS, parallel=False):
+def run_kernel(pos, vel, mat, shift, h, nu=NU, max_sweeps=visc.MAX_SWEEPS, parallel=False,
+               groups=None):
+    """The kernel on the cell sums of all particles, or (``groups`` given: several miscibility
+    groups) on garbage sums it must not read."""
     v = vel.copy()
     cm, cu0 = np.zeros(NCX * NCY), np.zeros((NCX * NCY, 2))
-    visc.cell_means(pos, vel, mat, len(pos), MASS, A0, shift[0], shift[1], NCX, NCY, cm, cu0)
+    if groups is None:
+        groups = np.zeros(len(MASS), np.uint8)
+        visc.cell_means(pos, vel, mat, len(pos), MASS, A0, shift[0], shift[1], NCX, NCY, cm, cu0)
+    else:
+        cm[:] = 1.0  # per-group sums are not the cell's: the kernel sums all particles itself
+        cu0[:] = 1e3
     kernel = visc.diffuse_cell_velocities_parallel if parallel else visc.diffuse_cell_velocities
-    sweeps = kernel(pos, v, mat, len(pos), MASS, nu, A0, shift[0], shift[1], NCX, NCY, h,
-                    max_sweeps, cm, cu0, np.zeros(len(pos), np.int64),
+    sweeps = kernel(pos, v, mat, len(pos), MASS, nu, groups, A0, shift[0], shift[1], NCX, NCY,
+                    h, max_sweeps, cm, cu0, np.zeros(len(pos), np.int64),
                     *visc.cell_buffers(NCX, NCY))
     return v, sweeps
 
@@ -87,11 +95,13 @@ def test_kernel_matches_numpy_reference(seed):
     pos, vel, mat = random_state(rng)
     shift = rng.random(2) * A0
     for h, cap in ((1 / 120, visc.MAX_SWEEPS), (0.1, 3)):  # game substep; paper step, capped
-        v, s = run_kernel(pos, vel, mat, shift, h, max_sweeps=cap)
         rv, rs = reference(pos, vel, mat, MASS, NU, A0, shift, NCX, NCY, h, cap)
-        assert s == rs >= 1
-        np.testing.assert_allclose(v, rv, rtol=1e-11, atol=1e-11)
-        assert not np.allclose(v, vel)  # it did something
+        # one miscibility group (the collision's sums reused) and several (summed anew)
+        for groups in (None, np.array([0, 1, 0, 2], np.uint8)):
+            v, s = run_kernel(pos, vel, mat, shift, h, max_sweeps=cap, groups=groups)
+            assert s == rs >= 1
+            np.testing.assert_allclose(v, rv, rtol=1e-11, atol=1e-11)
+            assert not np.allclose(v, vel)  # it did something
 
 
 def test_parallel_kernel_is_bit_identical():
@@ -99,16 +109,19 @@ def test_parallel_kernel_is_bit_identical():
     pos, vel, mat = random_state(rng, n=20_000)  # several chunks
     pos = pos[np.argsort(pos[:, 1], kind="stable")]
     for m in (mat, np.full(len(mat), 2, np.uint8)):  # mixed, and one material (uniform nu)
-        a, sa = run_kernel(pos, vel, m, (3.0, 1.0), 1 / 120)
-        b, sb = run_kernel(pos, vel, m, (3.0, 1.0), 1 / 120, parallel=True)
-        assert sa == sb >= 1 and np.array_equal(a, b)
+        for groups in (None, np.array([0, 1, 0, 2], np.uint8)):
+            a, sa = run_kernel(pos, vel, m, (3.0, 1.0), 1 / 120, groups=groups)
+            b, sb = run_kernel(pos, vel, m, (3.0, 1.0), 1 / 120, parallel=True, groups=groups)
+            assert sa == sb >= 1 and np.array_equal(a, b)
 
 
 def test_stage_reuses_the_collision_cell_means():
     """FluidSystem hands the kernel the SRD collision's cell sums: the same velocities as
     summing the cells afresh (to round-off), for one and for mixed materials."""
     params = FluidParams.game(200.0, 150.0, seed=4)
-    for mats in ((0,), (0, 3, 2)):
+    # water alone; water and ink (one group, one nu); water, honey and oil (three groups: the
+    # collision's sums are per group, the stage sums the cells itself)
+    for mats in ((0,), (0, 1), (0, 3, 2)):
         fs = FluidSystem(params)
         fs.fill_rect(10, 10, 190, 90)
         fs.mat[: fs.count] = np.array(mats, np.uint8)[np.arange(fs.count) % len(mats)]
@@ -126,8 +139,8 @@ def test_stage_reuses_the_collision_cell_means():
         visc.cell_means(fs.positions, before, fs.materials, fs.count, fs._mass, params.a0, sx, sy,
                         ncx, ncy, cm, cu0)
         visc.diffuse_cell_velocities(fs.positions, v, fs.materials, fs.count, fs._mass, fs._nu,
-                                     params.a0, sx, sy, ncx, ncy, params.h, visc.MAX_SWEEPS, cm,
-                                     cu0, np.zeros(fs.count, np.int64),
+                                     np.zeros(4, np.uint8), params.a0, sx, sy, ncx, ncy, params.h,
+                                     visc.MAX_SWEEPS, cm, cu0, np.zeros(fs.count, np.int64),
                                      *visc.cell_buffers(ncx, ncy))
         assert not np.allclose(got, before)
         np.testing.assert_allclose(got, v, rtol=1e-9, atol=1e-9)

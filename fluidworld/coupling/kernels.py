@@ -313,12 +313,14 @@ def sample_bounds(pos, owner, n_bodies, half, out_box):
 @njit(cache=True)
 def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad, cell_count,
                       a0, rho, kick_x, kick_y, out_j, out_tau):
-    """The cell-pressure stage's push on the bodies' cover: ``-rho * w A * (grad - g h)`` per
+    """The cell-pressure stage's push on the bodies' cover: ``-w A * (grad - rho g h)`` per
     interior sample, where ``w A`` is the sample's share of the cover (:func:`submerged_cover`),
-    ``grad`` the stage's per-cell velocity correction (``v -= grad``) and ``g h`` the
+    ``grad`` the stage's per-cell velocity correction of a particle of density 1 (a particle of
+    density ``rho_i`` gets ``v -= grad / rho_i``; for water ``v -= grad``) and ``rho g h`` the
     hydrostatic part that the cover's gravity kick put in and :func:`buoyancy_impulses`
-    already gives. What is left is the dynamic pressure: a body moving through the fluid takes
-    the reaction of the fluid that the pressure stage pushed out of its way.
+    already gives (``rho`` the fluid density buoyancy assumes). What is left is the dynamic
+    pressure: a body moving through the fluid takes the reaction of the fluid that the pressure
+    stage pushed out of its way.
 
     Cells next to air (a neighbour with ``cell_count < 0.5``) are left out: there the stage's
     one-sided gradient is not hydrostatic even at rest (measured: a floating box got -6 % of its
@@ -344,9 +346,11 @@ def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad
             w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
         if w <= 0.0:
             continue
-        c = -rho * area[k] * w
-        jx = c * (grad[j, i, 0] - kick_x)
-        jy = c * (grad[j, i, 1] - kick_y)
+        # grad is per unit mass density (fluid.cell_grad: a density-1 particle's correction),
+        # so the push is -A grad; the hydrostatic part buoyancy gives is rho * the kick
+        c = -area[k] * w
+        jx = c * (grad[j, i, 0] - rho * kick_x)
+        jy = c * (grad[j, i, 1] - rho * kick_y)
         out_j[b, 0] += jx
         out_j[b, 1] += jy
         out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx

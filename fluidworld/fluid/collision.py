@@ -12,6 +12,11 @@ unchanged and, with ``nu = 0``, so is its kinetic energy, exactly (tests check b
 ``alpha`` and ``nu`` are the mass-weighted means of the cell's materials: ``nu > 0`` damps the
 relative velocities (the viscosity knob the paper leaves to future work) and still conserves
 momentum.
+
+Immiscible materials (different ``Material.mix_group``) do not collide with each other: where
+particles of several groups are present, each group is collided on its own (its own centre-of-mass
+velocity per cell), so momentum and energy are conserved per group and cell. Oil does not get
+water's velocity through the collision; the two meet through the cell pressure and the contacts.
 """
 
 from __future__ import annotations
@@ -46,19 +51,35 @@ _fill_signs = random_signs
 
 
 @njit(cache=True)
-def _uniform(alpha_table, visc_table, mat, n):
-    """Whether the materials present among the ``n`` particles share alpha and nu (the usual
-    case: one cos/sin per step), and the first particle's material (0 if none)."""
+def _uniform(alpha_table, visc_table, group_table, mat, n):
+    """Whether the materials present among the ``n`` particles share alpha, nu and miscibility
+    group (the usual case: one cos/sin per step), and the first particle's material (0 if
+    none)."""
     if n == 0:
         return True, 0
     k0 = mat[0]
     a0 = alpha_table[k0]
     v0 = visc_table[k0]
+    g0 = group_table[k0]
     for i in range(1, n):
         k = mat[i]
-        if alpha_table[k] != a0 or visc_table[k] != v0:
+        if alpha_table[k] != a0 or visc_table[k] != v0 or group_table[k] != g0:
             return False, k0
     return True, k0
+
+
+@njit(cache=True)
+def _groups_present(group_table, mat, n, present):
+    """Mark in ``present`` (bool, 256) the miscibility groups of the ``n`` particles; returns
+    how many there are."""
+    present[:] = False
+    k = 0
+    for i in range(n):
+        g = group_table[mat[i]]
+        if not present[g]:
+            present[g] = True
+            k += 1
+    return k
 
 
 @njit(cache=True, inline="always")
@@ -105,11 +126,14 @@ def _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu):
 
 @njit(cache=True)
 def _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
-                ncx, ncy, cell_m, cell_p, cell_a, cell_nu):
-    """Mass, momentum, and mass-weighted alpha and nu of every cell (mixed materials)."""
+                ncx, ncy, cell_m, cell_p, cell_a, cell_nu, group_table, g):
+    """Mass, momentum, and mass-weighted alpha and nu of every cell (mixed materials); only the
+    particles of miscibility group ``g`` (all if ``g < 0``)."""
     for i in range(n):
-        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         k = mat[i]
+        if g >= 0 and group_table[k] != g:
+            continue
+        c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         m = mass_table[k]
         cell_m[c] += m
         cell_p[c, 0] += m * vel[i, 0]
@@ -169,9 +193,12 @@ def _rotate_uniform(i0, i1, vel, cell_of, cell_p, signs, ca, sa, keep):
 
 
 @njit(cache=True)
-def _rotate(i0, i1, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs):
-    """Eq. 3 for particles ``i0..i1``."""
+def _rotate(i0, i1, pos, vel, mat, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs,
+            group_table, g):
+    """Eq. 3 for particles ``i0..i1`` (those of miscibility group ``g``; all if ``g < 0``)."""
     for i in range(np.uint64(i0), np.uint64(i1)):
+        if g >= 0 and group_table[mat[i]] != g:
+            continue
         c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         ux = cell_p[c, 0]
         uy = cell_p[c, 1]
@@ -186,7 +213,8 @@ def _rotate(i0, i1, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, 
 
 @njit(cache=True)
 def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x, shift_y, ncx,
-                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs, seed=-1, cell_of=None):
+                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs, seed=-1, cell_of=None,
+                group_table=None, present=None):
     """Rotate relative velocities in every SRD cell (Eq. 3), in place.
 
     Args:
@@ -199,6 +227,9 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         seed: if ``>= 0``, the signs of the cells in use are first drawn from it
             (:func:`random_signs`); ``-1`` uses ``signs`` as given.
         cell_of: optional int64 scratch (``n``) for each particle's cell (else allocated).
+        group_table: per-material miscibility group (uint8; default: all one group). Where
+            several groups are present each is collided on its own.
+        present: optional bool scratch (256) for the groups present (else allocated).
 
     Only the rows from the lowest to the highest particle are visited; the scratch of the other
     cells is left as it was.
@@ -208,7 +239,9 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
     c0, c1 = _cell_span(lo, hi, inv, shift_y, ncx, ncy)
     if seed >= 0:
         _fill_signs(seed, signs, c0, c1)
-    uniform, k0 = _uniform(alpha_table, visc_table, mat, n)
+    if group_table is None:
+        group_table = np.zeros(len(alpha_table), np.uint8)
+    uniform, k0 = _uniform(alpha_table, visc_table, group_table, mat, n)
     _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu)
     if uniform:  # one angle and one damping for all: no per-cell cos/sin, the cells remembered
         if cell_of is None:
@@ -219,16 +252,26 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         _rotate_uniform(0, n, vel, cell_of, cell_p, signs, math.cos(alpha_table[k0]),
                         math.sin(alpha_table[k0]), 1.0 - visc_table[k0])
         return
-    _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
-                ncy, cell_m, cell_p, cell_a, cell_nu)
-    _finish_cells(c0, c1, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
-    _rotate(0, n, pos, vel, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs)
+    if present is None:
+        present = np.zeros(256, np.bool_)
+    several = _groups_present(group_table, mat, n, present) > 1
+    for g in range(256 if several else 1):
+        if several and not present[g]:
+            continue
+        gg = g if several else -1
+        if several:
+            _zero_cells(c0, c1, False, cell_m, cell_p, cell_a, cell_nu)
+        _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
+                    ncx, ncy, cell_m, cell_p, cell_a, cell_nu, group_table, gg)
+        _finish_cells(c0, c1, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
+        _rotate(0, n, pos, vel, mat, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs,
+                group_table, gg)
 
 
 @njit(cache=True, parallel=True)
 def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x,
                          shift_y, ncx, ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs,
-                         seed=-1, cell_of=None):
+                         seed=-1, cell_of=None, group_table=None, present=None):
     """:func:`srd_collide` with the cell and rotation loops in parallel; bit-identical results
     (the sums into cells stay serial, in particle order)."""
     inv = 1.0 / a0
@@ -245,7 +288,9 @@ def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, 
     if seed >= 0:
         for t in prange(ncc):
             _fill_signs(seed, signs, c0 + t * chunk, min(c1, c0 + (t + 1) * chunk))
-    uniform, k0 = _uniform(alpha_table, visc_table, mat, n)
+    if group_table is None:
+        group_table = np.zeros(len(alpha_table), np.uint8)
+    uniform, k0 = _uniform(alpha_table, visc_table, group_table, mat, n)
     for t in prange(ncc):
         _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, cell_m, cell_p,
                     cell_a, cell_nu)
@@ -263,11 +308,22 @@ def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, 
             _rotate_uniform(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, cell_p, signs, ca, sa,
                             keep)
         return
-    _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y, ncx,
-                ncy, cell_m, cell_p, cell_a, cell_nu)
-    for t in prange(ncc):
-        _finish_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), signs, cell_m, cell_p, cell_a,
-                      cell_nu, cell_cs)
-    for t in prange(nchunk):
-        _rotate(t * chunk, min(n, (t + 1) * chunk), pos, vel, inv, shift_x, shift_y, ncx, ncy,
-                cell_p, cell_nu, cell_cs)
+    if present is None:
+        present = np.zeros(256, np.bool_)
+    several = _groups_present(group_table, mat, n, present) > 1
+    for g in range(256 if several else 1):
+        if several and not present[g]:
+            continue
+        gg = g if several else -1
+        if several:
+            for t in prange(ncc):
+                _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), False, cell_m, cell_p,
+                            cell_a, cell_nu)
+        _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
+                    ncx, ncy, cell_m, cell_p, cell_a, cell_nu, group_table, gg)
+        for t in prange(ncc):
+            _finish_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), signs, cell_m, cell_p,
+                          cell_a, cell_nu, cell_cs)
+        for t in prange(nchunk):
+            _rotate(t * chunk, min(n, (t + 1) * chunk), pos, vel, mat, inv, shift_x, shift_y, ncx,
+                    ncy, cell_p, cell_nu, cell_cs, group_table, gg)

@@ -26,6 +26,9 @@ more than a few cells (pools settle at 0.3-0.7 of their height). Here:
 
 ``phi`` has units of velocity x length (``h p / rho``); each cell's velocity correction is minus
 the mean of its face gradients (a face against a wall does not count).
+
+Fluids of several densities (oil, honey) take the variable-density kernels of
+:mod:`.pressure_variable` (converged solver only); the kernels here are the single-density path.
 """
 
 from __future__ import annotations

@@ -149,7 +149,8 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv):
     return disp, dvel, wsum
 
 
-def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv):
+def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv, mat=None, mass_table=None,
+                  group_table=None, immiscible_radius=1.1):
     """One Jacobi repulsion pass (Eq. 5-6) by brute force over all fluid pairs and all solids.
 
     Returns ``(disp, dvel, wsum)`` for the first ``n`` particles. Every particle gathers, at the
@@ -157,17 +158,31 @@ def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv):
     and the contact of :func:`solid_contacts` from each solid; ``dvel = disp * dv`` for the fluid
     part. Two coincident fluid particles (no direction) split along x by ``r_L/4`` each, the one
     with the lower index going to -x.
+
+    Multiphase (``mat``, ``mass_table`` and ``group_table`` given): a pair of different groups
+    uses the radius ``R = immiscible_radius * r_L`` instead of ``r_L`` (``d = R/2 (1 - l/R) n``,
+    coincident split ``R/4``), and particle i takes ``2 m_j / (m_i + m_j)`` of each pair's share.
     """
     p = np.asarray(pos[:n], dtype=np.float64)
     rvec = p[None, :, :] - p[:, None, :]                         # rvec[i, j] = x_j - x_i
     l2 = rvec[..., 0] * rvec[..., 0] + rvec[..., 1] * rvec[..., 1]
     idx = np.arange(n)
-    near = (l2 < r_l * r_l) & (idx[:, None] != idx[None, :])
-    d = np.where(near[..., None], _eq6(rvec, l2, r_l), 0.0)
-    disp = -d.sum(axis=1)
-    coincident = near & (l2 <= _COINCIDENT_L2)
+    rad = np.full((n, n), float(r_l))
+    share = np.ones((n, n))
+    if mat is not None:
+        k = np.asarray(mat[:n], dtype=np.int64)
+        m = np.asarray(mass_table, dtype=np.float64)[k]
+        g = np.asarray(group_table)[k]
+        rad = np.where(g[:, None] == g[None, :], r_l, immiscible_radius * r_l)
+        share = 2.0 * m[None, :] / (m[:, None] + m[None, :])
+    near = (l2 < rad * rad) & (idx[:, None] != idx[None, :])
+    ok = l2 > _COINCIDENT_L2
+    ln = np.sqrt(np.where(ok, l2, 1.0))
+    mag = np.where(ok & near, 0.5 * (rad - ln), 0.0) * share
+    disp = -(mag[..., None] * rvec / ln[..., None]).sum(axis=1)
+    coincident = near & ~ok
     side = np.where(idx[None, :] > idx[:, None], -1.0, 1.0)      # j above i: i goes to -x
-    disp[:, 0] += (0.25 * r_l * side * coincident).sum(axis=1)
+    disp[:, 0] += (0.25 * rad * share * side * coincident).sum(axis=1)
     dvel = disp * dv
     s_disp, s_dvel, wsum = solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv)
     return disp + s_disp.sum(axis=1), dvel + s_dvel.sum(axis=1), wsum
@@ -206,15 +221,18 @@ def srd_cells(pos, n, a0, shift_x, shift_y, ncx, ncy) -> NDArray[np.int64]:
 
 
 def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x, shift_y,
-                ncx, ncy, signs):
+                ncx, ncy, signs, group_table=None):
     """Paper Eq. 3 with damping: returns the new velocities of the first ``n`` particles.
 
-    In each shifted cell: ``u`` = centre-of-mass velocity; ``alpha``, ``nu`` = mass-weighted
-    means of the cell's materials' angle and viscosity; then
+    In each shifted cell, and separately for each miscibility group (``group_table``, per
+    material; default all one group): ``u`` = centre-of-mass velocity; ``alpha``, ``nu`` =
+    mass-weighted means of the materials' angle and viscosity; then
     ``v <- u + (1 - nu) R(sign_c * alpha) (v - u)``.
     """
-    cells = srd_cells(pos, n, a0, shift_x, shift_y, ncx, ncy)
     k = np.asarray(mat[:n], dtype=np.int64)
+    cell_only = srd_cells(pos, n, a0, shift_x, shift_y, ncx, ncy)
+    grp = np.zeros(len(alpha_table), np.int64) if group_table is None else group_table
+    cells = cell_only * 256 + np.asarray(grp, dtype=np.int64)[k]
     m = np.asarray(mass_table, dtype=np.float64)[k]
     v = np.asarray(vel[:n], dtype=np.float64)
     out = np.empty_like(v)
@@ -223,7 +241,7 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         mc = m[sel]
         mtot = mc.sum()
         u = (mc[:, None] * v[sel]).sum(axis=0) / mtot
-        alpha = float(signs[c]) * (mc * np.asarray(alpha_table)[k[sel]]).sum() / mtot
+        alpha = float(signs[c // 256]) * (mc * np.asarray(alpha_table)[k[sel]]).sum() / mtot
         keep = 1.0 - (mc * np.asarray(visc_table)[k[sel]]).sum() / mtot
         rot = np.array([[math.cos(alpha), -math.sin(alpha)],
                         [math.sin(alpha), math.cos(alpha)]])

@@ -17,6 +17,13 @@ relative to the solid that points into the solid (an inelastic contact, weighted
 neighbours so that several contacts do not add up). The loop that gives the fluid a contact's
 velocity change adds minus its momentum to the solid, so the momentum exchanged with bodies is
 equal and opposite to round-off.
+
+Multiphase (materials of different masses or miscibility groups present; ``pair_*`` tables, see
+:func:`pair_tables`): a pair's two shares are weighted by mass, i moving by ``-d 2 m_j / (m_i +
+m_j)`` and j by ``+d 2 m_i / (m_i + m_j)``, so that momentum stays conserved between unequal
+masses (the equal-mass case is the plain Eq. 6); and a pair of *immiscible* materials repels out
+to a larger radius ``IMMISCIBLE_RADIUS * r_L``, which keeps their particles apart at an interface
+(an unlike neighbour costs more room than a like one, so the two phases minimise their contact).
 """
 
 from __future__ import annotations
@@ -40,7 +47,42 @@ __all__ = [
     "repulse_fluid_parallel",
     "accumulate_solid_impulses",
     "apply_displacements",
+    "IMMISCIBLE_RADIUS",
+    "pair_tables",
+    "material_mix",
 ]
+
+#: Repulsion radius between particles of immiscible materials, in units of ``r_L``: at most the
+#: neighbour lists' cutoff ``1 + skin`` (``FluidSystem.NEIGHBOUR_SKIN`` = 0.1).
+IMMISCIBLE_RADIUS = 1.1
+
+
+def pair_tables(mass, group, r_l):
+    """Per-material-pair tables of the multiphase pass: ``(half, inv, share)``, each
+    ``(n_materials, n_materials)``: ``half = R / 2`` and ``inv = 1 / R`` with ``R`` the pair's
+    repulsion radius (``r_l``, or ``IMMISCIBLE_RADIUS * r_l`` between different ``group``), and
+    ``share[a, b] = 2 m_b / (m_a + m_b)``, the part of the pair's displacement a particle of
+    material a takes from a partner of material b."""
+    mass = np.asarray(mass, np.float64)
+    group = np.asarray(group)
+    rad = np.where(group[:, None] == group[None, :], r_l, IMMISCIBLE_RADIUS * r_l)
+    share = 2.0 * mass[None, :] / (mass[:, None] + mass[None, :])
+    return 0.5 * rad, 1.0 / rad, share
+
+
+@njit(cache=True)
+def material_mix(mat, n, mass, group):
+    """Whether the first ``n`` particles hold materials of different masses or different
+    miscibility groups (the multiphase pass is needed)."""
+    if n == 0:
+        return False
+    m0 = mass[mat[0]]
+    g0 = group[mat[0]]
+    for i in range(1, n):
+        k = mat[i]
+        if mass[k] != m0 or group[k] != g0:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -339,6 +381,42 @@ def _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp):
         disp[i, 1] += dy_sum
 
 
+@njit(cache=True, error_model="numpy")
+def _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pair_half, pair_inv, pair_share, disp):
+    """:func:`_fluid_pass` with the multiphase tables (:func:`pair_tables`): each pair's radius
+    and its mass-weighted shares."""
+    for i in range(np.uint64(lo), np.uint64(hi)):
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        a = mat[i]
+        half_a = pair_half[a]
+        inv_a = pair_inv[a]
+        share_a = pair_share[a]
+        dx_sum = 0.0
+        dy_sum = 0.0
+        for q in range(nbr_count[i]):
+            j = nbr[i, q]
+            b = mat[j]
+            rx = pos[j, 0] - xi
+            ry = pos[j, 1] - yi
+            l2 = rx * rx + ry * ry
+            si = share_a[b]
+            sj = pair_share[b, a]
+            if l2 < 1e-24:  # coincident: split along x, deterministically (j > i goes to +x)
+                dx_sum -= 0.5 * half_a[b] * si
+                disp[j, 0] += 0.5 * half_a[b] * sj
+                continue
+            k = half_a[b] * max(_inv_length(l2) - inv_a[b], 0.0)  # Eq. 6, zero beyond R
+            fx = k * rx
+            fy = k * ry
+            dx_sum -= fx * si
+            dy_sum -= fy * si
+            disp[j, 0] += fx * sj
+            disp[j, 1] += fy * sj
+        disp[i, 0] += dx_sum
+        disp[i, 1] += dy_sum
+
+
 @njit(cache=True)
 def _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count,
                   r_l, dv, disp, inel, wsum, s_impulse, s_marked):
@@ -411,14 +489,16 @@ def _apply_inelastic(vel, touch, n_touch, inel):
 @njit(cache=True)
 def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, row_work, nbr,
                    nbr_count, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters, r_l, dv,
-                   disp, inel, wsum, s_impulse, s_marked):
+                   disp, inel, wsum, s_impulse, s_marked, pair_half=None, pair_inv=None,
+                   pair_share=None):
     """``iters`` Jacobi passes of Eq. 5-6 over the half lists, applied in place (serial).
 
     Each pass: fluid pairs stripe by stripe (even stripes, then odd), then the solid contacts,
     then ``pos += disp`` and ``vel += disp * dv + inel``. ``s_impulse``/``s_marked`` accumulate
     what the solids received. ``disp`` (n, 2) is scratch, left zeroed; ``inel`` (n, 2) and
     ``wsum`` (n) hold the last pass's values for the particles in ``touch``. ``row_work`` only
-    balances the threads of the parallel variant.
+    balances the threads of the parallel variant. With the ``pair_*`` tables
+    (:func:`pair_tables`) the fluid pairs get the multiphase pass.
     """
     half = 0.5 * r_l
     inv_r = 1.0 / r_l
@@ -428,8 +508,13 @@ def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, 
     for _ in range(iters):
         for color in range(2):
             for s in range(color, nstripes, 2):
-                _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr,
-                            nbr_count, half, inv_r, disp)
+                lo = n_start[bounds[s] * nx]
+                hi = n_start[bounds[s + 1] * nx]
+                if pair_half is None:
+                    _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp)
+                else:
+                    _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pair_half, pair_inv,
+                                   pair_share, disp)
         _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
                       s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
         _apply(0, n, pos, vel, disp, dv)
@@ -440,7 +525,7 @@ def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, 
 def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes,
                             row_work, nbr, nbr_count, touch, n_touch, s_pos, s_vel, s_nbr,
                             s_nbr_count, iters, r_l, dv, disp, inel, wsum, s_impulse, s_marked,
-                            nthreads):
+                            nthreads, pair_half=None, pair_inv=None, pair_share=None):
     """:func:`repulse_passes` with the stripes of one parity in parallel; bit-identical results.
 
     Each of ``nthreads`` threads takes a run of the parity's stripes of about equal work
@@ -472,8 +557,13 @@ def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, n
             for w in prange(nw):
                 for t in range(_share(cum[color], m, nw, w), _share(cum[color], m, nw, w + 1)):
                     s = color + 2 * t
-                    _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr,
-                                nbr_count, half, inv_r, disp)
+                    lo_s = n_start[bounds[s] * nx]
+                    hi_s = n_start[bounds[s + 1] * nx]
+                    if pair_half is None:
+                        _fluid_pass(lo_s, hi_s, pos, nbr, nbr_count, half, inv_r, disp)
+                    else:
+                        _fluid_pass_mp(lo_s, hi_s, pos, mat, nbr, nbr_count, pair_half,
+                                       pair_inv, pair_share, disp)
         _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
                       s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
         for w in prange(nw):

@@ -8,7 +8,8 @@ One substep (``h = dt / substeps``), each stage timed into :attr:`FluidSystem.pr
 4. ``srd_collision``   -- Eq. 3 on a randomly shifted grid.
 5. ``viscosity``       -- each material's shear viscosity: momentum diffusion between the cells of
    that grid (``viscosity.py``); skipped when no particle is viscous.
-6. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged").
+6. ``cell_pressure``   -- Eq. 7-10 ("paper") or the warm-started compact projection ("converged";
+   per unit mass where materials of different densities are present, ``pressure_variable``).
 7. ``advect``          -- Eq. 4 and containment in the domain box.
 
 The World (``fluidworld.world``) runs the same stages with body solids in between; this class
@@ -27,7 +28,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import advection, binning, collision, pressure, repulsion, viscosity
+from . import advection, binning, collision, pressure, pressure_variable, repulsion, viscosity
 from .params import FluidParams, Material, default_materials
 from .threads import ThreadPolicy
 
@@ -106,6 +107,15 @@ class FluidSystem:
         self._bounce = np.array([m.wall_mode == "bounce" for m in mats])
         self._rest = np.array([m.restitution for m in mats])
         self._keep = np.array([1.0 - m.adhesion for m in mats])
+        # multiphase: specific volume 1/rho (pressure per unit mass) and miscibility groups
+        self._inv_rho = np.array([1.0 / m.density for m in mats])
+        names = list(dict.fromkeys(m.mix_group for m in mats))
+        self._group = np.array([names.index(m.mix_group) for m in mats], np.uint8)
+        self._group_present = np.zeros(256, np.bool_)
+        self._pair_half, self._pair_inv, self._pair_share = repulsion.pair_tables(
+            self._mass, self._group, p.r_l)
+        #: Whether the last pressure stage ran the variable-density kernels (densities differ).
+        self.variable_density = False
 
         # neighbour grid: cells of r_L (the 3x3 block around a particle holds all its neighbours;
         # twice fewer candidates than cells nested in a0)
@@ -156,6 +166,11 @@ class FluidSystem:
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
         self._grad_density = np.zeros((*shape, 2))
         self._p_tmp = np.zeros(shape)
+        # variable density (pressure_variable): cell specific volume and face coefficients
+        self._beta = np.ones(shape)
+        self._face_x = np.zeros((self.ny, self.nx + 1))
+        self._face_y = np.zeros((self.ny + 1, self.nx))
+        self._invd = np.zeros(shape)
         #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
         self.solid_fraction = np.zeros(shape)
         self.solid_cell_velocity = np.zeros((*shape, 2))
@@ -504,10 +519,13 @@ class FluidSystem:
                 n_touch, self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
                 p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
                 self._wsum, self.solid_impulse, self.solid_marked)
+        # materials of different masses or miscibility groups: the multiphase pair pass
+        mp = repulsion.material_mix(self.mat, n, self._mass, self._group)
+        tables = (self._pair_half, self._pair_inv, self._pair_share) if mp else ()
         if self.parallel_repulsion:
-            repulsion.repulse_passes_parallel(*args, numba.get_num_threads())
+            repulsion.repulse_passes_parallel(*args, numba.get_num_threads(), *tables)
         else:
-            repulsion.repulse_passes(*args)
+            repulsion.repulse_passes(*args, *tables)
 
     def _build_neighbour_lists(self) -> tuple[int, int]:
         """Fill the half neighbour lists; widen them (and rebuild) if a particle has more
@@ -554,7 +572,8 @@ class FluidSystem:
         # the kernel draws the signs of the rows in use from the seed (collision.random_signs)
         collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
                 sx, sy, ncx, ncy, self._srd_signs, self._srd_m, self._srd_p, self._srd_a,
-                self._srd_nu, self._srd_cs, int(u[2] * 2.0**53), self._cell_of)
+                self._srd_nu, self._srd_cs, int(u[2] * 2.0**53), self._cell_of, self._group,
+                self._group_present)
 
     def apply_viscosity(self, h: float) -> None:
         """Each material's kinematic viscosity as momentum diffusion between the cells of the
@@ -564,9 +583,9 @@ class FluidSystem:
         diffuse = (viscosity.diffuse_cell_velocities_parallel if self.parallel
                    else viscosity.diffuse_cell_velocities)
         # the collision's cell masses and mean velocities (its rotation keeps them) are reused
-        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self.params.a0,
-                sx, sy, self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS, self._srd_m,
-                self._srd_p, self._cell_of, *self._visc_cells)
+        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self._group,
+                self.params.a0, sx, sy, self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS,
+                self._srd_m, self._srd_p, self._cell_of, *self._visc_cells)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
@@ -583,6 +602,11 @@ class FluidSystem:
         # substep): the rest of a level is air and keeps its air values
         pressure.row_spans(self.cell_count, self._spans)
         rows = self._rows[: pressure.active_rows(self._spans, self._rows_was_active, self._rows)]
+        self.variable_density = False
+        if p.pressure_solver == "converged" and pressure_variable.mixed_densities(
+                self.mat, self.count, self._inv_rho):
+            self._solve_variable(h, rows)
+            return
         if p.pressure_solver == "paper":
             pressure.paper_pressure(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
                                     p.pressure_iterations, p.pressure_clamp, self._div,
@@ -616,6 +640,44 @@ class FluidSystem:
         correct = (pressure.apply_cell_correction_parallel if par
                    else pressure.apply_cell_correction)
         correct(self.vel, self.count, self._cell_of, self.cell_grad, self.nx)
+
+    def _solve_variable(self, h: float, rows: NDArray[np.int64]) -> None:
+        """The converged solver when the fluid holds materials of different densities: the
+        pressure per unit mass on a variable-coefficient operator (``pressure_variable.py``),
+        the density correction volumetric as in the single-density path."""
+        p = self.params
+        par = self.parallel
+        pv = pressure_variable
+        self.variable_density = True
+        rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
+        rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+            self._div, self._rhs_density, rows, self._row_sums, self._row_air)
+        pv.cell_specific_volume(self.mat, self.count, self._cell_of, self._inv_rho,
+                                self.cell_count, self.solid_fraction, p.gamma, self._beta, rows)
+        pv.face_coefficients(self.cell_count, self._beta, self._face_x, self._face_y, self._invd,
+                             rows)
+        solve = pv.solve_padded_var_parallel if par else pv.solve_padded_var
+        solve(self._phi_pad, self._div, self.cell_count, self._face_x, self._face_y, self._invd,
+              p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
+        pv.converged_correction_var(self.cell_pressure, self.cell_count, p.a0, self._face_x,
+                                    self._face_y, self._beta, self.cell_grad, rows)
+        shift = p.density_correction > 0.0
+        if shift:
+            pressure.solver_coefficients(self.cell_count, self._invk, rows)
+            solve1 = pressure.solve_padded_parallel if par else pressure.solve_padded
+            solve1(self._dpot_pad, self._rhs_density, self.cell_count, self._invk,
+                   p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
+            pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
+                                          self._grad_density, rows)
+        pressure.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
+                                   self.solid_fraction, p.gamma, self._flood, self._flood_seen,
+                                   rows)
+        if shift:
+            shift_by = pressure.apply_cell_shift_parallel if par else pressure.apply_cell_shift
+            shift_by(self.pos, self.count, self._cell_of, self._grad_density, self.nx, h)
+        correct = (pv.apply_cell_correction_var_parallel if par
+                   else pv.apply_cell_correction_var)
+        correct(self.vel, self.mat, self.count, self._cell_of, self.cell_grad, self._inv_rho)
 
     def advect(self, h: float) -> None:
         """Eq. 4 and containment in the domain box."""

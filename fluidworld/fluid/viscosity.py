@@ -7,8 +7,9 @@ angle, and it cannot be dialled without changing the time step. This stage adds
 cells of the SRD collision's randomly shifted grid (``a0`` cells, so the grid leaves no imprint):
 
 1. cells: each cell's mass ``M`` and mean velocity ``u`` are the SRD collision's (its rotation
-   keeps them, so they are not summed twice), plus the mass-weighted ``nu`` where materials of
-   different ``nu`` are present;
+   keeps them, so they are not summed twice; where several miscibility groups are present the
+   collision sums each apart, and the stage sums the cells itself), plus the mass-weighted ``nu``
+   where materials of different ``nu`` are present;
 2. faces: between two occupied neighbour cells ``c, d`` a coupling ``K = nu_f rho_f`` (force per
    unit velocity difference: the dynamic viscosity), with ``rho_f = 2 M_c M_d / (M_c + M_d) /
    a0^2`` (harmonic: a face's relaxation rate then does not depend on how many particles the two
@@ -83,12 +84,14 @@ _any_viscous = any_viscous
 
 
 @njit(cache=True)
-def _cells(pos, mat, i0, i1, nu_table, inv, shift_x, shift_y, ncx, ncy, cell_of):
+def _cells(pos, mat, i0, i1, nu_table, group_table, inv, shift_x, shift_y, ncx, ncy, cell_of):
     """Each particle's cell (into ``cell_of``) for particles ``i0..i1``; returns whether they all
-    share one ``nu``, the largest ``nu``, and the lowest and highest cell."""
+    share one ``nu``, the largest ``nu``, whether they all share one miscibility group (its id,
+    -1 if not) and the lowest and highest cell."""
     same = True
     nu0 = nu_table[mat[i0]] if i1 > i0 else 0.0
     top = nu0
+    g0 = np.int64(group_table[mat[i0]]) if i1 > i0 else np.int64(0)
     lo = ncx * ncy
     hi = -1
     for i in range(np.uint64(i0), np.uint64(i1)):
@@ -96,11 +99,35 @@ def _cells(pos, mat, i0, i1, nu_table, inv, shift_x, shift_y, ncx, ncy, cell_of)
         cell_of[i] = c
         lo = min(lo, c)
         hi = max(hi, c)
-        nu = nu_table[mat[i]]
+        k = mat[i]
+        nu = nu_table[k]
         if nu != nu0:
             same = False
             top = max(top, nu)
-    return same, top, lo, hi
+        if group_table[k] != g0:
+            g0 = -1
+    return same, top, g0, lo, hi
+
+
+@njit(cache=True)
+def _deposit(vel, mat, n, mass_table, cell_of, c0, c1, cell_m, cell_u0):
+    """Mass and mean velocity of cells c0..c1 over all particles (the collision's sums are per
+    miscibility group where several are present)."""
+    for c in range(c0, c1):
+        cell_m[c] = 0.0
+        cell_u0[c, 0] = 0.0
+        cell_u0[c, 1] = 0.0
+    for i in range(n):
+        c = cell_of[i]
+        m = mass_table[mat[i]]
+        cell_m[c] += m
+        cell_u0[c, 0] += m * vel[i, 0]
+        cell_u0[c, 1] += m * vel[i, 1]
+    for c in range(c0, c1):
+        m = cell_m[c]
+        if m > 0.0:
+            cell_u0[c, 0] /= m
+            cell_u0[c, 1] /= m
 
 
 @njit(cache=True)
@@ -255,23 +282,26 @@ def _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
 
 
 @njit(cache=True)
-def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, a0, shift_x, shift_y, ncx,
-                            ncy, h, max_sweeps, cell_m, cell_u0, cell_of, cell_nu, cell_u, face_x,
-                            face_y, span):
+def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, group_table, a0, shift_x,
+                            shift_y, ncx, ncy, h, max_sweeps, cell_m, cell_u0, cell_of, cell_nu,
+                            cell_u, face_x, face_y, span, own_m, own_u0):
     """Momentum diffusion with each material's kinematic viscosity ``nu``, in place.
 
     Args:
         pos, vel, mat, n: particle arrays and count.
-        mass_table, nu_table: per-material particle mass and kinematic viscosity.
+        mass_table, nu_table, group_table: per-material particle mass, kinematic viscosity
+            and miscibility group (uint8).
         a0: cell size; shift_x, shift_y: grid translation in ``[0, a0)`` (the SRD collision's).
         ncx, ncy: shifted-grid size (one more than the domain's cells in each direction).
         h: substep length; max_sweeps: cap on relaxation sweeps (>= 1).
         cell_m, cell_u0: inputs, each cell's mass and mean velocity on that grid (``ncx*ncy`` and
             ``(ncx*ncy, 2)``) for the rows between the lowest and the highest particle: what
             ``collision.srd_collide`` leaves in its ``cell_m`` and ``cell_p`` (the rotation
-            keeps every cell's mean velocity); :func:`cell_means` computes them otherwise.
-        cell_of: int64 scratch (>= n); cell_nu: scratch (``ncx*ncy``); cell_u, face_x, face_y:
-            scratch (``ncx*ncy``, 2); span: int64 scratch (``ncy``, 2).
+            keeps every cell's mean velocity); :func:`cell_means` computes them otherwise. Read
+            only when all particles share one miscibility group (else the collision's sums are
+            per group and the kernel sums the cells itself into ``own_m``, ``own_u0``).
+        cell_of: int64 scratch (>= n); cell_nu, own_m: scratch (``ncx*ncy``); cell_u, face_x,
+            face_y, own_u0: scratch (``ncx*ncy``, 2); span: int64 scratch (``ncy``, 2).
 
     Returns:
         The number of sweeps run (0 when no particle is viscous: nothing is touched).
@@ -279,11 +309,15 @@ def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, a0, shift_x,
     if n == 0 or not _any_viscous(mat, n, nu_table):
         return 0
     inv = 1.0 / a0
-    uniform, top, lo, hi = _cells(pos, mat, 0, n, nu_table, inv, shift_x, shift_y, ncx, ncy,
-                                  cell_of)
+    uniform, top, group, lo, hi = _cells(pos, mat, 0, n, nu_table, group_table, inv, shift_x,
+                                         shift_y, ncx, ncy, cell_of)
     # the rows from the lowest to the highest particle: those the collision summed
     r0 = lo // ncx
     r1 = hi // ncx + 1
+    if group < 0:  # the collision summed each miscibility group apart: sum all particles
+        cell_m = own_m
+        cell_u0 = own_u0
+        _deposit(vel, mat, n, mass_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_u0)
     if not uniform:
         _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
     sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
@@ -293,9 +327,10 @@ def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, a0, shift_x,
 
 
 @njit(cache=True, parallel=True)
-def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, a0, shift_x, shift_y,
-                                     ncx, ncy, h, max_sweeps, cell_m, cell_u0, cell_of, cell_nu,
-                                     cell_u, face_x, face_y, span):
+def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, group_table, a0,
+                                     shift_x, shift_y, ncx, ncy, h, max_sweeps, cell_m, cell_u0,
+                                     cell_of, cell_nu, cell_u, face_x, face_y, span, own_m,
+                                     own_u0):
     """:func:`diffuse_cell_velocities` with the per-particle loops over chunks in parallel;
     bit-identical (the sums into cells and the sweeps stay serial)."""
     if n == 0 or not _any_viscous(mat, n, nu_table):
@@ -307,18 +342,25 @@ def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, a0,
     his = np.empty(nchunk, np.int64)
     same = np.empty(nchunk, np.bool_)
     tops = np.empty(nchunk)
+    groups = np.empty(nchunk, np.int64)
     for t in prange(nchunk):
         i0 = t * chunk
         i1 = min(n, i0 + chunk)
-        same[t], tops[t], los[t], his[t] = _cells(pos, mat, i0, i1, nu_table, inv, shift_x,
-                                                  shift_y, ncx, ncy, cell_of)
+        same[t], tops[t], groups[t], los[t], his[t] = _cells(
+            pos, mat, i0, i1, nu_table, group_table, inv, shift_x, shift_y, ncx, ncy, cell_of)
     uniform = True
     top = tops[0]
+    one_group = True
     for t in range(nchunk):
         uniform = uniform and same[t] and tops[t] == tops[0]
         top = max(top, tops[t])
+        one_group = one_group and groups[t] >= 0 and groups[t] == groups[0]
     r0 = los.min() // ncx
     r1 = his.max() // ncx + 1
+    if not one_group:  # the collision summed each miscibility group apart: sum all particles
+        cell_m = own_m
+        cell_u0 = own_u0
+        _deposit(vel, mat, n, mass_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_u0)
     if not uniform:
         _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
     sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
@@ -349,7 +391,7 @@ def cell_means(pos, vel, mat, n, mass_table, a0, shift_x, shift_y, ncx, ncy, cel
 
 def cell_buffers(ncx: int, ncy: int) -> tuple[np.ndarray, ...]:
     """Scratch for :func:`diffuse_cell_velocities` on an ``ncx`` x ``ncy`` grid (the arguments
-    after ``cell_of``): ``(cell_nu, cell_u, face_x, face_y, span)``."""
+    after ``cell_of``): ``(cell_nu, cell_u, face_x, face_y, span, own_m, own_u0)``."""
     ncell = ncx * ncy
     return (np.zeros(ncell), np.zeros((ncell, 2)), np.zeros((ncell, 2)), np.zeros((ncell, 2)),
-            np.zeros((ncy, 2), np.int64))
+            np.zeros((ncy, 2), np.int64), np.zeros(ncell), np.zeros((ncell, 2)))
