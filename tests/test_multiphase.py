@@ -244,7 +244,12 @@ def test_oil_laid_under_water_rises_above_it(seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_honey_laid_over_water_sinks_below_it(seed):
-    assert mp.layer_fraction("water", "honey", 15.0, seed=seed) >= 0.9
+    # density layering alone (an inviscid honey) within 15 s, as before honey became viscous;
+    # the default honey (~14x water's kinematic viscosity) overturns in a slower, viscous
+    # Rayleigh-Taylor instability: measured done between 25 and 40 s (docs/architecture.md)
+    assert mp.layer_fraction("water", "honey", 15.0, seed=seed,
+                             materials=mp.inviscid_honey()) >= 0.9
+    assert mp.layer_fraction("water", "honey", 45.0, seed=seed) >= 0.9
 
 
 def test_two_layer_tank_stays_at_rest_and_layered():
