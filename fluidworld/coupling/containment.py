@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["shape_bounds", "contain_particles"]
+__all__ = ["shape_bounds", "contain_particles", "max_displacement"]
 
 @njit(cache=True)
 def shape_bounds(kind, vstart, verts, radius, margin, out_box):
@@ -194,8 +194,8 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
         t = min(max(((cx - ox) * dx + (cy - oy) * dy) / d2, 0.0), 1.0)
         qx = ox + t * dx - cx
         qy = oy + t * dy - cy
-        if qx * qx + qy * qy >= r * r:
-            return False, px, py, 0.0, 0.0
+        if qx * qx + qy * qy >= r * r or (ox - cx) ** 2 + (oy - cy) ** 2 < r * r:
+            return False, px, py, 0.0, 0.0  # missed it, or started inside (not a sweep)
         # first crossing of the circle: |o - c + s d| = r, smallest s
         fx = ox - cx
         fy = oy - cy
@@ -219,9 +219,10 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
             return False, px, py, 0.0, 0.0
         t = ((ax - ox) * ey - (ay - oy) * ex) / den  # along the move
         u = ((ax - ox) * dy - (ay - oy) * dx) / den  # along the core line
-        if t < 0.0 or t > 1.0 or u < 0.0 or u > 1.0:
-            return False, px, py, 0.0, 0.0
         le = math.sqrt(ex * ex + ey * ey)
+        tol = 1e-6 / le  # two walls that share an end leave no gap at the joint
+        if t < 0.0 or t > 1.0 or u < -tol or u > 1.0 + tol:
+            return False, px, py, 0.0, 0.0
         sgn = 1.0 if ex * (oy - ay) - ey * (ox - ax) > 0.0 else -1.0
         nx_ = -ey / le * sgn
         ny_ = ex / le * sgn
@@ -258,18 +259,225 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
 
 
 @njit(cache=True)
+def max_displacement(pos, start, n):
+    """Largest coordinate change ``max |pos - start|`` (per axis) over the first ``n`` particles:
+    how far any particle can be from the cell it was binned in."""
+    d = 0.0
+    for i in range(np.uint64(n)):
+        d = max(d, abs(pos[i, 0] - start[i, 0]), abs(pos[i, 1] - start[i, 1]))
+    return d
+
+
+@njit(cache=True, inline="always")
+def _origin(p, b, px, py, anchor_x, anchor_y, h_body, state):
+    """Where the particle came from, seen from body ``b``: ``anchor`` moved back by the body's
+    own motion over ``h_body`` (the body moved on since)."""
+    w = state[b, 6]
+    ox = anchor_x + (state[b, 4] - w * (py - state[b, 8])) * h_body
+    oy = anchor_y + (state[b, 5] + w * (px - state[b, 7])) * h_body
+    return ox, oy
+
+
+@njit(cache=True, inline="always")
+def _hit_shape(px, py, ox, oy, q, kind, vstart, verts, radius, thick, eps, box, margin):
+    """Test one particle (now at ``p``, from ``o``) against shape ``q``: inside it (pushed out)
+    or swept right through it (put back where it entered). ``box`` is grown by ``margin``."""
+    x0 = box[q, 0] + margin
+    y0 = box[q, 1] + margin
+    x1 = box[q, 2] - margin
+    y1 = box[q, 3] - margin
+    if max(px, ox) < x0 or min(px, ox) > x1 or max(py, oy) < y0 or min(py, oy) > y1:
+        return False, px, py, 0.0, 0.0  # the move's box misses the shape's
+    hit = False
+    nxp = nyp = nrx = nry = 0.0
+    if x0 <= px <= x1 and y0 <= py <= y1:  # else not inside the shape
+        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q], vstart[q + 1],
+                                            verts, radius[q], eps)
+    if not hit:
+        mx = px - ox
+        my = py - oy
+        if mx * mx + my * my <= thick[q] * thick[q]:
+            return False, px, py, 0.0, 0.0  # too short a move to have gone through it
+        hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kind[q], vstart[q],
+                                                 vstart[q + 1], verts, radius[q], eps)
+    return hit, nxp, nyp, nrx, nry
+
+
+@njit(cache=True, inline="always")
+def _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table, rest_table,
+                     keep_table, state, out_j, out_tau):
+    """Remove (bounce/adhere) the particle's velocity into a surface of body ``b`` with outward
+    normal ``n`` at ``p``; the momentum change goes to the body."""
+    w = state[b, 6]
+    rx = px - state[b, 7]
+    ry = py - state[b, 8]
+    vbx = state[b, 4] - w * ry
+    vby = state[b, 5] + w * rx
+    vx = vel[p, 0]
+    vy = vel[p, 1]
+    relx = vx - vbx
+    rely = vy - vby
+    vn = relx * nrx + rely * nry
+    if vn < 0.0:
+        mi = mat[p]
+        if bounce_table[mi]:
+            f = 1.0 + rest_table[mi]
+            relx -= f * vn * nrx
+            rely -= f * vn * nry
+        else:
+            relx = (relx - vn * nrx) * keep_table[mi]
+            rely = (rely - vn * nry) * keep_table[mi]
+        nvx = vbx + relx
+        nvy = vby + rely
+        m = mass_table[mi]
+        jx = -m * (nvx - vx)
+        jy = -m * (nvy - vy)
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        out_tau[b] += rx * jy - ry * jx
+        vel[p, 0] = nvx
+        vel[p, 1] = nvy
+
+
+@njit(cache=True)
+def _wall_crossing(ax, ay, px, py, kind, v0, v1, verts, r):
+    """First point where the move a -> p passes a wall's barrier: the core segment of a capsule
+    (its ends stretched by 1e-6 so that two walls sharing an end leave no gap at the joint),
+    the core polygon, or the disc of a circle. Returns (True, t along the move, normal towards
+    ``a``'s side); a move that starts on or inside the barrier does not count."""
+    dx = px - ax
+    dy = py - ay
+    if kind == 1:
+        sx = verts[v0, 0]
+        sy = verts[v0, 1]
+        ex = verts[v0 + 1, 0] - sx
+        ey = verts[v0 + 1, 1] - sy
+        le = math.sqrt(ex * ex + ey * ey)
+        side_a = ex * (ay - sy) - ey * (ax - sx)
+        side_p = ex * (py - sy) - ey * (px - sx)
+        if le <= 1e-12 or side_a == 0.0 or side_a * side_p > 0.0:
+            return False, 2.0, 0.0, 0.0
+        den = dx * ey - dy * ex
+        if abs(den) <= 1e-300:
+            return False, 2.0, 0.0, 0.0
+        t = ((sx - ax) * ey - (sy - ay) * ex) / den
+        u = ((sx - ax) * dy - (sy - ay) * dx) / den
+        tol = 1e-6 / le
+        if t < 0.0 or t > 1.0 or u < -tol or u > 1.0 + tol:
+            return False, 2.0, 0.0, 0.0
+        s = 1.0 if side_a > 0.0 else -1.0
+        return True, t, -ey / le * s, ex / le * s
+    if kind == 0:
+        if r <= 0.0:
+            return False, 2.0, 0.0, 0.0
+        fx = ax - verts[v0, 0]
+        fy = ay - verts[v0, 1]
+        cq = fx * fx + fy * fy - r * r
+        d2 = dx * dx + dy * dy
+        if cq <= 0.0 or d2 <= 1e-24:
+            return False, 2.0, 0.0, 0.0
+        bq = fx * dx + fy * dy
+        disc = bq * bq - d2 * cq
+        if bq >= 0.0 or disc < 0.0:
+            return False, 2.0, 0.0, 0.0
+        t = (-bq - math.sqrt(disc)) / d2
+        if t > 1.0:
+            return False, 2.0, 0.0, 0.0
+        nx_ = fx + t * dx
+        ny_ = fy + t * dy
+        ln = math.sqrt(nx_ * nx_ + ny_ * ny_)
+        return True, t, nx_ / ln, ny_ / ln
+    k = v1 - v0
+    t_in = -1.0
+    t_out = 2.0
+    inx = 0.0
+    iny = 1.0
+    for e in range(k):
+        ex0, ey0, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+        if not ok:
+            continue
+        sa = nx_ * (ax - ex0) + ny_ * (ay - ey0)
+        sp = nx_ * (px - ex0) + ny_ * (py - ey0)
+        if sa > 0.0 and sp > 0.0:
+            return False, 2.0, 0.0, 0.0
+        if sa > 0.0:
+            t = sa / (sa - sp)
+            if t > t_in:
+                t_in = t
+                inx = nx_
+                iny = ny_
+        elif sp > 0.0:
+            t_out = min(t_out, sa / (sa - sp))
+    if t_in < 0.0 or t_in > t_out:
+        return False, 2.0, 0.0, 0.0
+    return True, t_in, inx, iny
+
+
+@njit(cache=True)
+def _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box, margin):
+    """The first wall barrier that the move a -> p passes (-1 if none), where and its normal."""
+    best = 2.0
+    hit_q = -1
+    bnx = bny = 0.0
+    for q in range(kind.shape[0]):
+        if not wall[q]:
+            continue
+        if (max(px, ax) < box[q, 0] + margin or min(px, ax) > box[q, 2] - margin
+                or max(py, ay) < box[q, 1] + margin or min(py, ay) > box[q, 3] - margin):
+            continue
+        hit, t, nx_, ny_ = _wall_crossing(ax, ay, px, py, kind[q], vstart[q], vstart[q + 1],
+                                          verts, radius[q])
+        if hit and t < best:
+            best = t
+            hit_q = q
+            bnx = nx_
+            bny = ny_
+    return hit_q, best, bnx, bny
+
+
+@njit(cache=True)
+def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table, keep_table,
+                 eps, kind, vstart, verts, radius, wall, shape_body, box, margin, state, out_j,
+                 out_tau):
+    """Hold the walls: if the particle's whole move from ``a`` (where it was on the right side
+    of every wall) passes a wall, it stops ``eps`` short of the first one, off the barrier on
+    ``a``'s side, and loses its velocity into that wall; if even that point is past a wall
+    (a tight corner), it goes back to ``a``. Returns whether it was moved."""
+    px = pos[p, 0]
+    py = pos[p, 1]
+    q, t, nx_, ny_ = _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box,
+                                 margin)
+    if q < 0:
+        return False
+    cx = ax + t * (px - ax) + eps * nx_
+    cy = ay + t * (py - ay) + eps * ny_
+    q2, _, _, _ = _first_wall(ax, ay, cx, cy, kind, vstart, verts, radius, wall, box, margin)
+    if q2 >= 0:
+        cx = ax
+        cy = ay
+    pos[p, 0] = cx
+    pos[p, 1] = cy
+    _settle_velocity(p, shape_body[q], cx, cy, nx_, ny_, vel, mat, mass_table, bounce_table,
+                     rest_table, keep_table, state, out_j, out_tau)
+    return True
+
+
+@njit(cache=True)
 def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
                       rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
-                      thick, shape_body, box, margin, active, nb_start, inv_nb, nb_nx, nb_ny,
-                      state, out_j, out_tau):
-    """Geometric containment: project fluid particles out of every shape they are inside.
+                      thick, shape_body, box, margin, reach, active, dynamic, wall, nb_start,
+                      inv_nb,
+                      nb_nx, nb_ny, state, out_j, out_tau, hits, hit_flag, anchor, rounds):
+    """Geometric containment: project fluid particles out of every shape they are inside, and
+    never let one past a wall.
 
-    Broad phase: each shape's bounding box ``box`` (grown by ``margin``, the distance particles
-    can have moved since they were binned) picks the cells of the fluid's neighbour grid
-    (``nb_start`` from the ``bin`` stage of this substep; particles keep their sorted order until
-    the next one) whose particles are tested, so the cost follows the shapes, not the particle
-    count. A particle outside the shape's own box (``box`` shrunk by ``margin``) cannot be inside
-    it and only gets the swept-through test, if it moved far enough.
+    **Pass 1, shape by shape.** Broad phase: each shape's bounding box (``box``, grown by
+    ``margin``; the shape's own box is ``box`` shrunk by ``margin``) grown to ``reach`` (at least
+    the distance any particle has moved since it was binned, :func:`max_displacement`) picks
+    the cells of the fluid's neighbour grid (``nb_start`` from the ``bin`` stage of this
+    substep; particles keep their sorted order until the next one) whose particles are tested,
+    so the cost follows the shapes, not the particle count. A particle whose move misses the
+    shape's own box is skipped; one outside that box only gets the swept-through test.
 
     A particle inside a shape moves to the nearest surface point plus ``eps``, or out the side it
     came in (see :func:`_push_out`), judged from where it was relative to the shape: at
@@ -277,92 +485,102 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
     density shift and advection moved it) or where it is, shifted back by the body's own motion
     over ``h_body``. A particle that went right through a shape in one substep (outside at both
     ends of the move, longer than the shape's thickness ``thick``) is put back where it entered
-    (:func:`_swept_through`). The normal part of
-    its velocity relative to the surface (``v_body + w x r``) that points inwards is removed
-    ("bounce": reflected and scaled by the material's restitution; "adhere": removed and the rest
-    scaled by ``1 - adhesion``). The momentum change goes, equal and opposite, to the shape's body
-    (``out_j``, ``out_tau`` about its centre of gravity). Returns the number of pushes.
+    (:func:`_swept_through`). The normal part of its velocity relative to the surface
+    (``v_body + w x r``) that points inwards is removed ("bounce": reflected and scaled by the
+    material's restitution; "adhere": removed and the rest scaled by ``1 - adhesion``). The
+    momentum change goes, equal and opposite, to the shape's body (``out_j``, ``out_tau`` about
+    its centre of gravity).
+
+    **Then particle by particle**, for the particles pass 1 moved (listed in ``hits``, with
+    ``hit_flag`` as scratch, cleared again, and ``anchor`` their positions before it): a push
+    out of one shape can land in another (two walls at a joint, a particle squeezed between a
+    ball and the floor), so up to ``rounds`` rounds test each against every shape again, walls
+    (``wall``, scratch: shapes of bodies that are not ``dynamic`` and do not move) last, and
+    after each round
+    :func:`_guard_walls` makes sure that the move from the anchor passes no wall. Returns
+    ``(pushes, particles moved)``.
     """
     moved = 0
+    nh = 0
     lo_x = eps
     lo_y = eps
     hi_x = width - eps
     hi_y = height - eps
+    grow = reach - margin
+    for q in range(kind.shape[0]):
+        b = shape_body[q]
+        wall[q] = (not dynamic[b]) and state[b, 4] == 0.0 and state[b, 5] == 0.0 and (
+            state[b, 6] == 0.0)
     for q in range(kind.shape[0]):
         if not active[q]:
             continue
-        bx0 = box[q, 0]
-        by0 = box[q, 1]
-        bx1 = box[q, 2]
-        by1 = box[q, 3]
-        i0 = min(max(int(bx0 * inv_nb) - 1, 0), nb_nx - 1)
-        j0 = min(max(int(by0 * inv_nb) - 1, 0), nb_ny - 1)
-        i1 = min(max(int(bx1 * inv_nb) + 1, 0), nb_nx - 1)
-        j1 = min(max(int(by1 * inv_nb) + 1, 0), nb_ny - 1)
-        tx0 = bx0 + margin
-        ty0 = by0 + margin
-        tx1 = bx1 - margin
-        ty1 = by1 - margin
         b = shape_body[q]
-        w = state[b, 6]
+        gq = grow
+        if h_body > 0.0:  # the body moved since: its shift widens the search
+            ext = max(box[q, 2] - box[q, 0], box[q, 3] - box[q, 1])
+            gq += (abs(state[b, 4]) + abs(state[b, 5]) + abs(state[b, 6]) * ext) * h_body
+        i0 = min(max(int((box[q, 0] - gq) * inv_nb) - 1, 0), nb_nx - 1)
+        j0 = min(max(int((box[q, 1] - gq) * inv_nb) - 1, 0), nb_ny - 1)
+        i1 = min(max(int((box[q, 2] + gq) * inv_nb) + 1, 0), nb_nx - 1)
+        j1 = min(max(int((box[q, 3] + gq) * inv_nb) + 1, 0), nb_ny - 1)
         for cy in range(j0, j1 + 1):
             for cx in range(i0, i1 + 1):
                 c = cy * nb_nx + cx
                 for p in range(np.uint64(nb_start[c]), np.uint64(min(nb_start[c + 1], n))):
                     px = pos[p, 0]
                     py = pos[p, 1]
-                    if px < bx0 or px > bx1 or py < by0 or py > by1:
-                        continue
-                    ox = old_pos[p, 0] if use_old else px
-                    oy = old_pos[p, 1] if use_old else py
-                    ox += (state[b, 4] - w * (py - state[b, 8])) * h_body
-                    oy += (state[b, 5] + w * (px - state[b, 7])) * h_body
-                    hit = False
-                    nxp = nyp = nrx = nry = 0.0
-                    if tx0 <= px <= tx1 and ty0 <= py <= ty1:  # else not inside the shape
-                        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q],
-                                                            vstart[q + 1], verts, radius[q], eps)
+                    ax = old_pos[p, 0] if use_old else px
+                    ay = old_pos[p, 1] if use_old else py
+                    ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
+                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, kind, vstart, verts,
+                                                         radius, thick, eps, box, margin)
                     if not hit:
-                        mx = px - ox
-                        my = py - oy
-                        if mx * mx + my * my <= thick[q] * thick[q]:
-                            continue  # too short a move to have gone through this shape
-                        hit, nxp, nyp, nrx, nry = _swept_through(
-                            ox, oy, px, py, kind[q], vstart[q], vstart[q + 1], verts,
-                            radius[q], eps)
-                        if not hit:
-                            continue
+                        continue
                     moved += 1
+                    if not hit_flag[p]:
+                        hit_flag[p] = 1
+                        hits[nh] = p
+                        anchor[nh, 0] = ax
+                        anchor[nh, 1] = ay
+                        nh += 1
                     px = min(max(nxp, lo_x), hi_x)
                     py = min(max(nyp, lo_y), hi_y)
                     pos[p, 0] = px
                     pos[p, 1] = py
-                    rx = px - state[b, 7]
-                    ry = py - state[b, 8]
-                    vbx = state[b, 4] - w * ry
-                    vby = state[b, 5] + w * rx
-                    vx = vel[p, 0]
-                    vy = vel[p, 1]
-                    relx = vx - vbx
-                    rely = vy - vby
-                    vn = relx * nrx + rely * nry
-                    if vn < 0.0:
-                        mi = mat[p]
-                        if bounce_table[mi]:
-                            f = 1.0 + rest_table[mi]
-                            relx -= f * vn * nrx
-                            rely -= f * vn * nry
-                        else:
-                            relx = (relx - vn * nrx) * keep_table[mi]
-                            rely = (rely - vn * nry) * keep_table[mi]
-                        nvx = vbx + relx
-                        nvy = vby + rely
-                        m = mass_table[mi]
-                        jx = -m * (nvx - vx)
-                        jy = -m * (nvy - vy)
-                        out_j[b, 0] += jx
-                        out_j[b, 1] += jy
-                        out_tau[b] += rx * jy - ry * jx
-                        vel[p, 0] = nvx
-                        vel[p, 1] = nvy
-    return moved
+                    _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
+                                     rest_table, keep_table, state, out_j, out_tau)
+    for k in range(nh):
+        p = hits[k]
+        hit_flag[p] = 0
+        ax = anchor[k, 0]
+        ay = anchor[k, 1]
+        for _ in range(rounds):
+            again = False
+            for pass_walls in range(2):  # moving bodies first, then the walls
+                for q in range(kind.shape[0]):
+                    if not active[q] or wall[q] != (pass_walls == 1):
+                        continue
+                    b = shape_body[q]
+                    px = pos[p, 0]
+                    py = pos[p, 1]
+                    ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
+                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, kind, vstart, verts,
+                                                         radius, thick, eps, box, margin)
+                    if not hit:
+                        continue
+                    moved += 1
+                    again = True
+                    px = min(max(nxp, lo_x), hi_x)
+                    py = min(max(nyp, lo_y), hi_y)
+                    pos[p, 0] = px
+                    pos[p, 1] = py
+                    _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
+                                     rest_table, keep_table, state, out_j, out_tau)
+            if _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
+                            keep_table, eps, kind, vstart, verts, radius, wall, shape_body, box,
+                            margin, state, out_j, out_tau):
+                moved += 1
+                again = True
+            if not again:
+                break
+    return moved, nh
