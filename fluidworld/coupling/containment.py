@@ -463,6 +463,59 @@ def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
 
 
 @njit(cache=True)
+def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps):
+    """Whether the move p -> b passes a wall or ends inside one."""
+    w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin)
+    if w >= 0:
+        return True
+    for q in range(kind.shape[0]):
+        if not wall[q]:
+            continue
+        if not (box[q, 0] + margin <= bx <= box[q, 2] - margin
+                and box[q, 1] + margin <= by <= box[q, 3] - margin):
+            continue
+        hit, _, _, _, _ = _push_out(bx, by, bx, by, kind[q], vstart[q], vstart[q + 1], verts,
+                                    radius[q], eps)
+        if hit:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin):
+    """Out of polygon ``q`` through the shallowest edge whose way out is not blocked by a wall
+    (:func:`_blocked`): a particle squeezed between a body and a wall leaves sideways. Returns
+    (True, point, normal), or False where every way out is blocked or the shape is no polygon."""
+    if kind[q] != 2:
+        return False, px, py, 0.0, 0.0
+    v0 = vstart[q]
+    k = vstart[q + 1] - v0
+    r = radius[q]
+    tried = 0.0
+    for _ in range(k):  # edges by depth, shallowest first
+        best = -1e300
+        bx = by = bnx = bny = 0.0
+        for e in range(k):
+            ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+            if not ok:
+                continue
+            sd = nx_ * (px - ax) + ny_ * (py - ay)
+            if sd > best and (tried == 0.0 or sd < tried):
+                best = sd
+                d = r + eps - sd
+                bx = px + nx_ * d
+                by = py + ny_ * d
+                bnx = nx_
+                bny = ny_
+        if best <= -1e300:
+            break
+        tried = best
+        if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps):
+            return True, bx, by, bnx, bny
+    return False, px, py, 0.0, 0.0
+
+
+@njit(cache=True)
 def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
                       rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
                       thick, shape_body, box, margin, reach, active, dynamic, wall, nb_start,
@@ -568,6 +621,13 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                                                          radius, thick, eps, box, margin)
                     if not hit:
                         continue
+                    if not wall[q]:  # out of a moving body, but not into a wall
+                        if _blocked(px, py, nxp, nyp, kind, vstart, verts, radius, wall, box,
+                                    margin, eps):
+                            ok, fx, fy, fnx, fny = _free_exit(px, py, q, kind, vstart, verts,
+                                                              radius, eps, wall, box, margin)
+                            if ok:
+                                nxp, nyp, nrx, nry = fx, fy, fnx, fny
                     moved += 1
                     again = True
                     px = min(max(nxp, lo_x), hi_x)
