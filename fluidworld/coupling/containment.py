@@ -258,13 +258,16 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
     return True, qx, qy, inx, iny
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def max_displacement(pos, start, n):
     """Largest coordinate change ``max |pos - start|`` (per axis) over the first ``n`` particles:
-    how far any particle can be from the cell it was binned in."""
+    how far any particle can be from the cell it was binned in (a maximum, so ``fastmath``'s
+    reordering cannot change it; positions are finite)."""
+    p = pos[:n].ravel()
+    s = start[:n].ravel()
     d = 0.0
-    for i in range(np.uint64(n)):
-        d = max(d, abs(pos[i, 0] - start[i, 0]), abs(pos[i, 1] - start[i, 1]))
+    for i in range(p.shape[0]):
+        d = max(d, abs(p[i] - s[i]))
     return d
 
 
@@ -551,7 +554,8 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
     (``wall``, scratch: shapes of bodies that are not ``dynamic`` and do not move) last, and
     after each round
     :func:`_guard_walls` makes sure that the move from the anchor passes no wall. Returns
-    ``(pushes, particles moved)``.
+    ``(pushes, particles moved, largest coordinate distance of a moved particle from old_pos)``
+    (the last 0 unless ``use_old``).
     """
     moved = 0
     nh = 0
@@ -643,4 +647,9 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                 again = True
             if not again:
                 break
-    return moved, nh
+    far = 0.0  # how far the moved particles now are from where they were binned
+    if use_old:
+        for k in range(nh):
+            p = hits[k]
+            far = max(far, abs(pos[p, 0] - old_pos[p, 0]), abs(pos[p, 1] - old_pos[p, 1]))
+    return moved, nh, far

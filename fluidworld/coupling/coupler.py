@@ -194,6 +194,8 @@ class Coupler:
         self._hits = np.zeros(0, np.int64)  # containment scratch, sized to the fluid
         self._hit_flag = np.zeros(0, np.uint8)
         self._anchor = np.zeros((0, 2))
+        # largest coordinate move of a particle since the bin stage (unknown: the whole domain)
+        self._moved_since_bin = float(p.width + p.height)
         ny, nx = fluid.grid_shape
         self._cell_imp = np.zeros((ny * nx, 2))
         self._cell_mass = np.zeros(ny * nx)
@@ -539,14 +541,17 @@ class Coupler:
         # how far any particle is from the cell it was binned in: the broad phase reaches that
         # far (repulsion alone can move a particle further than its speed says)
         reach = self._margin
-        if start is not None:
-            reach = max(reach, float(C.max_displacement(f.pos, f._start_pos, n)))
+        if use_old:
+            self._moved_since_bin = float(C.max_displacement(f.pos, f._start_pos, n))
+            reach = max(reach, self._moved_since_bin)
+        elif start is not None:  # the settle pass: the last containment knows (no full pass)
+            reach = max(reach, self._moved_since_bin)
         if len(self._hits) < n:
             cap = max(n, len(f.pos))
             self._hits = np.zeros(cap, np.int64)
             self._hit_flag = np.zeros(cap, np.uint8)
             self._anchor = np.zeros((cap, 2))
-        moved, self.hit_count = C.contain_particles(
+        moved, self.hit_count, far = C.contain_particles(
             f.pos, f.vel, f.mat, n, f._start_pos, use_old, h_body, f._mass, f._bounce,
             f._rest, f._keep, p.width, p.height, self.params.containment_eps * self.a0,
             self._shape_kind, self._shape_vstart, self._shape_verts, self._shape_radius,
@@ -555,6 +560,8 @@ class Coupler:
             f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, self.state, self.impulse,
             self.angular_impulse, self._hits, self._hit_flag, self._anchor, _CONTAIN_ROUNDS)
         self.contained = int(moved)
+        if use_old:  # pushes moved some particles further: settle has to reach them too
+            self._moved_since_bin = max(self._moved_since_bin, float(far))
         return self.contained
 
     def exchange(self, h: float, measure: bool = True) -> None:
