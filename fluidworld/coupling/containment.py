@@ -281,7 +281,7 @@ def _origin(p, b, px, py, anchor_x, anchor_y, h_body, state):
     return ox, oy
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hit_shape(px, py, ox, oy, q, kind, vstart, verts, radius, thick, eps, box, margin):
     """Test one particle (now at ``p``, from ``o``) against shape ``q``: inside it (pushed out)
     or swept right through it (put back where it entered). ``box`` is grown by ``margin``."""
@@ -518,6 +518,16 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin):
     return False, px, py, 0.0, 0.0
 
 
+@njit(cache=True, inline="always")
+def _search_grow(q, b, grow, h_body, box, state):
+    """How much further than ``box`` (already grown by the margin) a particle of shape ``q`` can
+    be: ``grow`` plus, if the body moved since (``h_body``), as far as its surface moved."""
+    if h_body <= 0.0:
+        return grow
+    ext = max(box[q, 2] - box[q, 0], box[q, 3] - box[q, 1])
+    return grow + (abs(state[b, 4]) + abs(state[b, 5]) + abs(state[b, 6]) * ext) * h_body
+
+
 @njit(cache=True)
 def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
                       rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
@@ -572,27 +582,58 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
         if not active[q]:
             continue
         b = shape_body[q]
-        gq = grow
-        if h_body > 0.0:  # the body moved since: its shift widens the search
-            ext = max(box[q, 2] - box[q, 0], box[q, 3] - box[q, 1])
-            gq += (abs(state[b, 4]) + abs(state[b, 5]) + abs(state[b, 6]) * ext) * h_body
-        i0 = min(max(int((box[q, 0] - gq) * inv_nb) - 1, 0), nb_nx - 1)
-        j0 = min(max(int((box[q, 1] - gq) * inv_nb) - 1, 0), nb_ny - 1)
-        i1 = min(max(int((box[q, 2] + gq) * inv_nb) + 1, 0), nb_nx - 1)
-        j1 = min(max(int((box[q, 3] + gq) * inv_nb) + 1, 0), nb_ny - 1)
+        gq = _search_grow(q, b, grow, h_body, box, state)
+        tx0 = box[q, 0] + margin  # the shape's own box
+        ty0 = box[q, 1] + margin
+        tx1 = box[q, 2] - margin
+        ty1 = box[q, 3] - margin
+        kq = kind[q]
+        v0q = vstart[q]
+        v1q = vstart[q + 1]
+        rq = radius[q]
+        thq = thick[q]
+        w = state[b, 6]
+        vbx = state[b, 4]
+        vby = state[b, 5]
+        cgx = state[b, 7]
+        cgy = state[b, 8]
+        sx0 = box[q, 0] - gq
+        sy0 = box[q, 1] - gq
+        sx1 = box[q, 2] + gq
+        sy1 = box[q, 3] + gq
+        i0 = min(max(int(sx0 * inv_nb) - 1, 0), nb_nx - 1)
+        j0 = min(max(int(sy0 * inv_nb) - 1, 0), nb_ny - 1)
+        i1 = min(max(int(sx1 * inv_nb) + 1, 0), nb_nx - 1)
+        j1 = min(max(int(sy1 * inv_nb) + 1, 0), nb_ny - 1)
         for cy in range(j0, j1 + 1):
             for cx in range(i0, i1 + 1):
                 c = cy * nb_nx + cx
                 for p in range(np.uint64(nb_start[c]), np.uint64(min(nb_start[c + 1], n))):
                     px = pos[p, 0]
                     py = pos[p, 1]
+                    if px < sx0 or px > sx1 or py < sy0 or py > sy1:
+                        continue  # its move (at most the reach) cannot meet the shape's box
                     ax = old_pos[p, 0] if use_old else px
                     ay = old_pos[p, 1] if use_old else py
-                    ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
-                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, kind, vstart, verts,
-                                                         radius, thick, eps, box, margin)
+                    ox = ax + (vbx - w * (py - cgy)) * h_body
+                    oy = ay + (vby + w * (px - cgx)) * h_body
+                    if max(px, ox) < tx0 or min(px, ox) > tx1 or max(py, oy) < ty0 or (
+                            min(py, oy) > ty1):
+                        continue  # the move's box misses the shape's own
+                    hit = False
+                    nxp = nyp = nrx = nry = 0.0
+                    if tx0 <= px <= tx1 and ty0 <= py <= ty1:  # else not inside the shape
+                        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kq, v0q, v1q, verts,
+                                                            rq, eps)
                     if not hit:
-                        continue
+                        mx = px - ox
+                        my = py - oy
+                        if mx * mx + my * my <= thq * thq:
+                            continue  # too short a move to have gone through this shape
+                        hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kq, v0q, v1q,
+                                                                 verts, rq, eps)
+                        if not hit:
+                            continue
                     moved += 1
                     if not hit_flag[p]:
                         hit_flag[p] = 1
@@ -617,9 +658,13 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                 for q in range(kind.shape[0]):
                     if not active[q] or wall[q] != (pass_walls == 1):
                         continue
-                    b = shape_body[q]
                     px = pos[p, 0]
                     py = pos[p, 1]
+                    b = shape_body[q]
+                    gq = _search_grow(q, b, grow, h_body, box, state)
+                    if (px < box[q, 0] - gq or px > box[q, 2] + gq or py < box[q, 1] - gq
+                            or py > box[q, 3] + gq):
+                        continue  # as in pass 1: too far from this shape
                     ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
                     hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, kind, vstart, verts,
                                                          radius, thick, eps, box, margin)
