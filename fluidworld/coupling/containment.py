@@ -466,8 +466,10 @@ def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
 
 
 @njit(cache=True)
-def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps):
-    """Whether the move p -> b passes a wall or ends inside one."""
+def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps, hi_x, hi_y):
+    """Whether the move p -> b passes a wall, ends inside one or leaves ``[eps, hi]``."""
+    if bx < eps or by < eps or bx > hi_x or by > hi_y:
+        return True
     w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin)
     if w >= 0:
         return True
@@ -485,10 +487,27 @@ def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps
 
 
 @njit(cache=True)
-def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin):
-    """Out of polygon ``q`` through the shallowest edge whose way out is not blocked by a wall
-    (:func:`_blocked`): a particle squeezed between a body and a wall leaves sideways. Returns
-    (True, point, normal), or False where every way out is blocked or the shape is no polygon."""
+def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, hi_x, hi_y):
+    """Out of shape ``q`` by a way not blocked by a wall (:func:`_blocked`): a polygon through its
+    shallowest such edge, a circle at the nearest such point of its surface, so that a particle
+    squeezed between a body and a wall leaves sideways. Returns (True, point, normal), or False
+    where every way out is blocked (or the shape is a capsule)."""
+    if kind[q] == 0:  # a circle: the nearest free point of its surface, 7.5 degrees apart
+        cx = verts[vstart[q], 0]
+        cy = verts[vstart[q], 1]
+        base = math.atan2(py - cy, px - cx)
+        rr = radius[q] + eps
+        for k in range(1, 25):
+            for sgn in (1.0, -1.0):
+                a = base + sgn * k * (math.pi / 24.0)
+                nx_ = math.cos(a)
+                ny_ = math.sin(a)
+                bx = cx + rr * nx_
+                by = cy + rr * ny_
+                if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
+                                eps, hi_x, hi_y):
+                    return True, bx, by, nx_, ny_
+        return False, px, py, 0.0, 0.0
     if kind[q] != 2:
         return False, px, py, 0.0, 0.0
     v0 = vstart[q]
@@ -513,7 +532,8 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin):
         if best <= -1e300:
             break
         tried = best
-        if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps):
+        if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps,
+                        hi_x, hi_y):
             return True, bx, by, bnx, bny
     return False, px, py, 0.0, 0.0
 
@@ -672,9 +692,10 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                         continue
                     if not wall[q]:  # out of a moving body, but not into a wall
                         if _blocked(px, py, nxp, nyp, kind, vstart, verts, radius, wall, box,
-                                    margin, eps):
+                                    margin, eps, hi_x, hi_y):
                             ok, fx, fy, fnx, fny = _free_exit(px, py, q, kind, vstart, verts,
-                                                              radius, eps, wall, box, margin)
+                                                              radius, eps, wall, box, margin,
+                                                              hi_x, hi_y)
                             if ok:
                                 nxp, nyp, nrx, nry = fx, fy, fnx, fny
                     moved += 1

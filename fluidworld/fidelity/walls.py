@@ -69,7 +69,8 @@ def _outside_polygon(v: NDArray[np.float64]) -> Callable[[Positions], int]:
 
 def closed_shape(seed: int, sides: int = 4, radius: float = 1.0) -> Scene:
     """A closed triangle or square of thin segments (radius ``radius``) full of water, a heavy
-    ball (density 3) dropped in; across = outside the shape's centre lines."""
+    ball (density 3) dropped in; across = outside the shape's centre lines or more than 0.5
+    units inside the ball."""
     c = np.array([100.0, 95.0])
     a0 = math.pi / 2.0 if sides == 3 else math.pi / 4.0
     v = np.array([c + 70.0 * np.array([math.cos(a0 + 2.0 * math.pi * i / sides),
@@ -78,9 +79,10 @@ def closed_shape(seed: int, sides: int = 4, radius: float = 1.0) -> Scene:
     w = _world(200.0, 200.0, seed)
     for i in range(sides):
         w.add_static_segment(tuple(v[i]), tuple(v[(i + 1) % sides]), radius=radius)
+    ball = w.add_ball(tuple(c + (0.0, 10.0)), 12.0, density=3.0)
     w.add_fluid_polygon(v)
-    w.add_ball(tuple(c + (0.0, 10.0)), 12.0, density=3.0)
-    return Scene(w, _outside_polygon(v))
+    outside, inside = _outside_polygon(v), _inside_body(ball, 0.5)
+    return Scene(w, lambda pos: outside(pos) + inside(pos))
 
 
 def ramp(seed: int, radius: float = 1.0) -> Scene:
