@@ -528,7 +528,12 @@ class Coupler:
 
         The momentum change is accumulated for the bodies. Uses the fluid's neighbour grid from
         this substep's ``bin`` stage as broad phase (particles keep their order until the next
-        ``bin``), so call it between ``bin`` and the next step's particle removals.
+        ``bin``), reaching as far as any particle has moved since, so call it between ``bin``
+        and the next step's particle removals. Particles it moves are tested again against
+        every shape, and none ends past a wall (a shape of a body that is neither dynamic nor
+        moving) that it started on the right side of (see
+        :func:`fluidworld.coupling.containment.contain_particles`); :attr:`hit_count` says how
+        many particles it moved.
         """
         f = self.fluid
         if not len(self._shape_kind) or f.count == 0:
