@@ -62,5 +62,5 @@ def test_particle_moved_far_past_a_wall_comes_back(radius: float) -> None:
 
 
 def test_dam_break_keeps_its_volume() -> None:
-    surface, cells = walls.volume_drift(0, 4.0)
+    surface, cells = walls.volume_drift(0, 10.0)
     assert abs(surface - 1.0) < 0.05 and abs(cells - 1.0) < 0.05, (surface, cells)
