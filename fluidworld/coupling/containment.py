@@ -2,8 +2,12 @@
 
 A particle that ends a substep inside a shape (or that crossed one during it) is moved to the
 shape's surface along the way it came in, and its velocity relative to the shape is bounced or
-damped per material. Split from :mod:`fluidworld.coupling.kernels` (the exchange), which
-re-exports :func:`shape_bounds` and :func:`contain_particles`.
+damped per material. Particles that were moved are tested again against every shape, and no
+particle ends past a wall (a shape that does not move) it started on the right side of; one
+squeezed between a moving body and a wall leaves the body sideways. Split from
+:mod:`fluidworld.coupling.kernels` (the exchange), which re-exports :func:`shape_bounds` and
+:func:`contain_particles`; the one-particle, one-shape tests are in
+:mod:`fluidworld.coupling.shapetests`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["shape_bounds", "contain_particles"]
+from .shapetests import _edge_normal, _push_out, _swept_through, _wall_crossing
+
+__all__ = ["shape_bounds", "contain_particles", "max_displacement"]
+
 
 @njit(cache=True)
 def shape_bounds(kind, vstart, verts, radius, margin, out_box):
@@ -35,241 +42,238 @@ def shape_bounds(kind, vstart, verts, radius, margin, out_box):
         out_box[q, 3] = y1 + r
 
 
-@njit(cache=True)
-def _closest_on_segment(px, py, ax, ay, bx, by):
-    dx = bx - ax
-    dy = by - ay
-    l2 = dx * dx + dy * dy
-    t = 0.0
-    if l2 > 1e-24:
-        t = ((px - ax) * dx + (py - ay) * dy) / l2
-        t = min(max(t, 0.0), 1.0)
-    return ax + t * dx, ay + t * dy
+@njit(cache=True, fastmath=True)
+def max_displacement(pos, start, n):
+    """Largest coordinate change ``max |pos - start|`` (per axis) over the first ``n`` particles:
+    how far any particle can be from the cell it was binned in (a maximum, so ``fastmath``'s
+    reordering cannot change it; positions are finite)."""
+    p = pos[:n].ravel()
+    s = start[:n].ravel()
+    d = 0.0
+    for i in range(p.shape[0]):
+        d = max(d, abs(p[i] - s[i]))
+    return d
 
 
 @njit(cache=True, inline="always")
-def _edge_normal(verts, v0, k, e):
-    """Start point of edge ``e`` of a ``k``-vertex polygon starting at ``v0`` and its outward unit
-    normal (counter-clockwise winding); ``ok`` is False for a degenerate edge."""
-    ax = verts[v0 + e, 0]
-    ay = verts[v0 + e, 1]
-    ex = verts[v0 + (e + 1) % k, 0] - ax
-    ey = verts[v0 + (e + 1) % k, 1] - ay
-    le = math.sqrt(ex * ex + ey * ey)
-    if le <= 1e-12:
-        return ax, ay, 0.0, 0.0, False
-    return ax, ay, ey / le, -ex / le, True
+def _origin(p, b, px, py, anchor_x, anchor_y, h_body, state):
+    """Where the particle came from, seen from body ``b``: ``anchor`` moved back by the body's
+    own motion over ``h_body`` (the body moved on since)."""
+    w = state[b, 6]
+    ox = anchor_x + (state[b, 4] - w * (py - state[b, 8])) * h_body
+    oy = anchor_y + (state[b, 5] + w * (px - state[b, 7])) * h_body
+    return ox, oy
 
 
 @njit(cache=True)
-def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
-    """If (px, py) lies inside the shape, return (True, new point, outward normal).
+def _hit_shape(px, py, ox, oy, q, kind, vstart, verts, radius, thick, eps, box, margin):
+    """Test one particle (now at ``p``, from ``o``) against shape ``q``: inside it (pushed out)
+    or swept right through it (put back where it entered). ``box`` is grown by ``margin``."""
+    x0 = box[q, 0] + margin
+    y0 = box[q, 1] + margin
+    x1 = box[q, 2] - margin
+    y1 = box[q, 3] - margin
+    if max(px, ox) < x0 or min(px, ox) > x1 or max(py, oy) < y0 or min(py, oy) > y1:
+        return False, px, py, 0.0, 0.0  # the move's box misses the shape's
+    hit = False
+    nxp = nyp = nrx = nry = 0.0
+    if x0 <= px <= x1 and y0 <= py <= y1:  # else not inside the shape
+        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q], vstart[q + 1],
+                                            verts, radius[q], eps)
+    if not hit:
+        mx = px - ox
+        my = py - oy
+        if mx * mx + my * my <= thick[q] * thick[q]:
+            return False, px, py, 0.0, 0.0  # too short a move to have gone through it
+        hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kind[q], vstart[q],
+                                                 vstart[q + 1], verts, radius[q], eps)
+    return hit, nxp, nyp, nrx, nry
 
-    ``(ox, oy)`` is where the particle came from (its position a substep ago, relative to the
-    shape): a particle that went more than halfway through a thin capsule or polygon leaves
-    by the side it entered, not by the nearest one, so nothing tunnels through a thin wall.
-    """
-    if kind == 0:  # circle
-        cx = verts[v0, 0]
-        cy = verts[v0, 1]
-        dx = px - cx
-        dy = py - cy
-        l2 = dx * dx + dy * dy
-        if l2 >= r * r:
-            return False, px, py, 0.0, 0.0
-        ln = math.sqrt(l2)
-        if ln > 1e-12:
-            nx_ = dx / ln
-            ny_ = dy / ln
+
+@njit(cache=True, inline="always")
+def _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table, rest_table,
+                     keep_table, state, out_j, out_tau):
+    """Remove (bounce/adhere) the particle's velocity into a surface of body ``b`` with outward
+    normal ``n`` at ``p``; the momentum change goes to the body."""
+    w = state[b, 6]
+    rx = px - state[b, 7]
+    ry = py - state[b, 8]
+    vbx = state[b, 4] - w * ry
+    vby = state[b, 5] + w * rx
+    vx = vel[p, 0]
+    vy = vel[p, 1]
+    relx = vx - vbx
+    rely = vy - vby
+    vn = relx * nrx + rely * nry
+    if vn < 0.0:
+        mi = mat[p]
+        if bounce_table[mi]:
+            f = 1.0 + rest_table[mi]
+            relx -= f * vn * nrx
+            rely -= f * vn * nry
         else:
-            nx_ = 0.0
-            ny_ = 1.0
-        return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
-    if kind == 1:  # capsule
-        ax = verts[v0, 0]
-        ay = verts[v0, 1]
-        bx = verts[v0 + 1, 0]
-        by = verts[v0 + 1, 1]
-        qx, qy = _closest_on_segment(px, py, ax, ay, bx, by)
-        dx = px - qx
-        dy = py - qy
-        l2 = dx * dx + dy * dy
-        if l2 >= r * r:
-            return False, px, py, 0.0, 0.0
-        ex = bx - ax
-        ey = by - ay
-        le = math.sqrt(ex * ex + ey * ey)
-        side_new = ex * (py - ay) - ey * (px - ax)
-        side_old = ex * (oy - ay) - ey * (ox - ax)
-        ln = math.sqrt(l2)
-        if le > 1e-12 and (side_new * side_old < 0.0 or ln <= 1e-12):
-            # crossed (or sits on) the core line: out on the side it came from
-            s = 1.0 if side_old > 0.0 else -1.0
-            if side_old == 0.0:
-                s = 1.0 if side_new >= 0.0 else -1.0
-            nx_ = -ey / le * s
-            ny_ = ex / le * s
-        elif ln > 1e-12:
-            nx_ = dx / ln
-            ny_ = dy / ln
-        else:
-            nx_ = 0.0
-            ny_ = 1.0
-        return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
-    # convex counter-clockwise polygon with rounding radius r
-    best = -1e300
-    bnx = 0.0
-    bny = 1.0
-    t_in = -1.0  # Cyrus-Beck: latest entering crossing along old -> new
-    enx = 0.0
-    eny = 1.0
-    esd = 0.0
-    k = v1 - v0
-    for e in range(k):
-        ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
-        if not ok:
+            relx = (relx - vn * nrx) * keep_table[mi]
+            rely = (rely - vn * nry) * keep_table[mi]
+        nvx = vbx + relx
+        nvy = vby + rely
+        m = mass_table[mi]
+        jx = -m * (nvx - vx)
+        jy = -m * (nvy - vy)
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        out_tau[b] += rx * jy - ry * jx
+        vel[p, 0] = nvx
+        vel[p, 1] = nvy
+
+
+@njit(cache=True)
+def _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box, margin):
+    """The first wall barrier that the move a -> p passes (-1 if none), where and its normal."""
+    best = 2.0
+    hit_q = -1
+    bnx = bny = 0.0
+    for q in range(kind.shape[0]):
+        if not wall[q]:
             continue
-        sd = nx_ * (px - ax) + ny_ * (py - ay)
-        if sd > 0.0 and (r <= 0.0 or sd >= r):
-            # outside this edge beyond the rounding: outside the shape (what the full loop
-            # below would conclude, since best >= sd); most tested particles leave here
-            return False, px, py, 0.0, 0.0
-        if sd > best:
-            best = sd
+        if (max(px, ax) < box[q, 0] + margin or min(px, ax) > box[q, 2] - margin
+                or max(py, ay) < box[q, 1] + margin or min(py, ay) > box[q, 3] - margin):
+            continue
+        hit, t, nx_, ny_ = _wall_crossing(ax, ay, px, py, kind[q], vstart[q], vstart[q + 1],
+                                          verts, radius[q])
+        if hit and t < best:
+            best = t
+            hit_q = q
             bnx = nx_
             bny = ny_
-        sdo = nx_ * (ox - ax) + ny_ * (oy - ay)
-        if sdo > 0.0 and sd < sdo:
-            t = sdo / (sdo - sd)
-            if t > t_in:
-                t_in = t
-                enx = nx_
-                eny = ny_
-                esd = sd
-    if best <= 0.0:  # inside the core polygon
-        if t_in >= 0.0:  # came in through an edge: leave through it
-            d = r + eps - esd
-            return True, px + enx * d, py + eny * d, enx, eny
-        d = r + eps - best  # nearest edge
-        return True, px + bnx * d, py + bny * d, bnx, bny
-    if r <= 0.0 or best >= r:
-        return False, px, py, 0.0, 0.0
-    # outside the core but maybe inside the rounding: nearest point on the boundary
-    dmin = 1e300
-    qbx = px
-    qby = py
-    for e in range(k):
-        ax = verts[v0 + e, 0]
-        ay = verts[v0 + e, 1]
-        bx = verts[v0 + (e + 1) % k, 0]
-        by = verts[v0 + (e + 1) % k, 1]
-        qx, qy = _closest_on_segment(px, py, ax, ay, bx, by)
-        d2 = (px - qx) ** 2 + (py - qy) ** 2
-        if d2 < dmin:
-            dmin = d2
-            qbx = qx
-            qby = qy
-    if dmin >= r * r:
-        return False, px, py, 0.0, 0.0
-    ln = math.sqrt(dmin)
-    nx_ = (px - qbx) / ln
-    ny_ = (py - qby) / ln
-    return True, qbx + nx_ * (r + eps), qby + ny_ * (r + eps), nx_, ny_
+    return hit_q, best, bnx, bny
 
 
 @njit(cache=True)
-def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
-    """A particle outside the shape at both ends of its move (ox, oy) -> (px, py) that passed
-    through it: return (True, the point where it entered pushed out by ``r + eps``, the normal
-    there). Circles and capsules are tested against their centre / core line, polygons by
-    Cyrus-Beck clipping against the core polygon."""
-    dx = px - ox
-    dy = py - oy
-    if kind == 0:
-        cx = verts[v0, 0]
-        cy = verts[v0, 1]
-        d2 = dx * dx + dy * dy
-        if d2 <= 1e-24:
-            return False, px, py, 0.0, 0.0
-        t = min(max(((cx - ox) * dx + (cy - oy) * dy) / d2, 0.0), 1.0)
-        qx = ox + t * dx - cx
-        qy = oy + t * dy - cy
-        if qx * qx + qy * qy >= r * r:
-            return False, px, py, 0.0, 0.0
-        # first crossing of the circle: |o - c + s d| = r, smallest s
-        fx = ox - cx
-        fy = oy - cy
-        bq = fx * dx + fy * dy
-        cq = fx * fx + fy * fy - r * r
-        disc = max(bq * bq - d2 * cq, 0.0)
-        s = (-bq - math.sqrt(disc)) / d2
-        ex = fx + s * dx
-        ey = fy + s * dy
-        ln = math.sqrt(ex * ex + ey * ey)
-        nx_ = ex / ln if ln > 1e-12 else 0.0
-        ny_ = ey / ln if ln > 1e-12 else 1.0
-        return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
-    if kind == 1:
-        ax = verts[v0, 0]
-        ay = verts[v0, 1]
-        ex = verts[v0 + 1, 0] - ax
-        ey = verts[v0 + 1, 1] - ay
-        den = dx * ey - dy * ex
-        if abs(den) <= 1e-18:
-            return False, px, py, 0.0, 0.0
-        t = ((ax - ox) * ey - (ay - oy) * ex) / den  # along the move
-        u = ((ax - ox) * dy - (ay - oy) * dx) / den  # along the core line
-        if t < 0.0 or t > 1.0 or u < 0.0 or u > 1.0:
-            return False, px, py, 0.0, 0.0
-        le = math.sqrt(ex * ex + ey * ey)
-        sgn = 1.0 if ex * (oy - ay) - ey * (ox - ax) > 0.0 else -1.0
-        nx_ = -ey / le * sgn
-        ny_ = ex / le * sgn
-        qx = ax + u * ex
-        qy = ay + u * ey
-        return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
-    k = v1 - v0
-    t_in = -1.0
-    t_out = 2.0
-    inx = 0.0
-    iny = 1.0
-    for e in range(k):
-        ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
-        if not ok:
+def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table, keep_table,
+                 eps, kind, vstart, verts, radius, wall, shape_body, box, margin, state, out_j,
+                 out_tau):
+    """Hold the walls: if the particle's whole move from ``a`` (where it was on the right side
+    of every wall) passes a wall, it stops ``eps`` short of the first one, off the barrier on
+    ``a``'s side, and loses its velocity into that wall; if even that point is past a wall
+    (a tight corner), it goes back to ``a``. Returns whether it was moved."""
+    px = pos[p, 0]
+    py = pos[p, 1]
+    q, t, nx_, ny_ = _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box,
+                                 margin)
+    if q < 0:
+        return False
+    cx = ax + t * (px - ax) + eps * nx_
+    cy = ay + t * (py - ay) + eps * ny_
+    q2, _, _, _ = _first_wall(ax, ay, cx, cy, kind, vstart, verts, radius, wall, box, margin)
+    if q2 >= 0:
+        cx = ax
+        cy = ay
+    pos[p, 0] = cx
+    pos[p, 1] = cy
+    _settle_velocity(p, shape_body[q], cx, cy, nx_, ny_, vel, mat, mass_table, bounce_table,
+                     rest_table, keep_table, state, out_j, out_tau)
+    return True
+
+
+@njit(cache=True)
+def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps, hi_x, hi_y):
+    """Whether the move p -> b passes a wall, ends inside one or leaves ``[eps, hi]``."""
+    if bx < eps or by < eps or bx > hi_x or by > hi_y:
+        return True
+    w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin)
+    if w >= 0:
+        return True
+    for q in range(kind.shape[0]):
+        if not wall[q]:
             continue
-        so = nx_ * (ox - ax) + ny_ * (oy - ay)
-        sp = nx_ * (px - ax) + ny_ * (py - ay)
-        if so > 0.0 and sp > 0.0:
-            return False, px, py, 0.0, 0.0
-        if so > 0.0:
-            t = so / (so - sp)
-            if t > t_in:
-                t_in = t
-                inx = nx_
-                iny = ny_
-        elif sp > 0.0:
-            t = so / (so - sp)
-            t_out = min(t_out, t)
-    if t_in < 0.0 or t_in > t_out:
+        if not (box[q, 0] + margin <= bx <= box[q, 2] - margin
+                and box[q, 1] + margin <= by <= box[q, 3] - margin):
+            continue
+        hit, _, _, _, _ = _push_out(bx, by, bx, by, kind[q], vstart[q], vstart[q + 1], verts,
+                                    radius[q], eps)
+        if hit:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, hi_x, hi_y):
+    """Out of shape ``q`` by a way not blocked by a wall (:func:`_blocked`): a polygon through its
+    shallowest such edge, a circle at the nearest such point of its surface, so that a particle
+    squeezed between a body and a wall leaves sideways. Returns (True, point, normal), or False
+    where every way out is blocked (or the shape is a capsule)."""
+    if kind[q] == 0:  # a circle: the nearest free point of its surface, 7.5 degrees apart
+        cx = verts[vstart[q], 0]
+        cy = verts[vstart[q], 1]
+        base = math.atan2(py - cy, px - cx)
+        rr = radius[q] + eps
+        for k in range(1, 25):
+            for sgn in (1.0, -1.0):
+                a = base + sgn * k * (math.pi / 24.0)
+                nx_ = math.cos(a)
+                ny_ = math.sin(a)
+                bx = cx + rr * nx_
+                by = cy + rr * ny_
+                if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
+                                eps, hi_x, hi_y):
+                    return True, bx, by, nx_, ny_
         return False, px, py, 0.0, 0.0
-    qx = ox + t_in * dx + inx * (r + eps)
-    qy = oy + t_in * dy + iny * (r + eps)
-    return True, qx, qy, inx, iny
+    if kind[q] != 2:
+        return False, px, py, 0.0, 0.0
+    v0 = vstart[q]
+    k = vstart[q + 1] - v0
+    r = radius[q]
+    tried = 0.0
+    for _ in range(k):  # edges by depth, shallowest first
+        best = -1e300
+        bx = by = bnx = bny = 0.0
+        for e in range(k):
+            ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+            if not ok:
+                continue
+            sd = nx_ * (px - ax) + ny_ * (py - ay)
+            if sd > best and (tried == 0.0 or sd < tried):
+                best = sd
+                d = r + eps - sd
+                bx = px + nx_ * d
+                by = py + ny_ * d
+                bnx = nx_
+                bny = ny_
+        if best <= -1e300:
+            break
+        tried = best
+        if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps,
+                        hi_x, hi_y):
+            return True, bx, by, bnx, bny
+    return False, px, py, 0.0, 0.0
+
+
+@njit(cache=True, inline="always")
+def _search_grow(q, b, grow, h_body, box, state):
+    """How much further than ``box`` (already grown by the margin) a particle of shape ``q`` can
+    be: ``grow`` plus, if the body moved since (``h_body``), as far as its surface moved."""
+    if h_body <= 0.0:
+        return grow
+    ext = max(box[q, 2] - box[q, 0], box[q, 3] - box[q, 1])
+    return grow + (abs(state[b, 4]) + abs(state[b, 5]) + abs(state[b, 6]) * ext) * h_body
 
 
 @njit(cache=True)
 def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
                       rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
-                      thick, shape_body, box, margin, active, nb_start, inv_nb, nb_nx, nb_ny,
-                      state, out_j, out_tau):
-    """Geometric containment: project fluid particles out of every shape they are inside.
+                      thick, shape_body, box, margin, reach, active, dynamic, wall, nb_start,
+                      inv_nb,
+                      nb_nx, nb_ny, state, out_j, out_tau, hits, hit_flag, anchor, rounds):
+    """Geometric containment: project fluid particles out of every shape they are inside, and
+    never let one past a wall.
 
-    Broad phase: each shape's bounding box ``box`` (grown by ``margin``, the distance particles
-    can have moved since they were binned) picks the cells of the fluid's neighbour grid
-    (``nb_start`` from the ``bin`` stage of this substep; particles keep their sorted order until
-    the next one) whose particles are tested, so the cost follows the shapes, not the particle
-    count. A particle outside the shape's own box (``box`` shrunk by ``margin``) cannot be inside
-    it and only gets the swept-through test, if it moved far enough.
+    **Pass 1, shape by shape.** Broad phase: each shape's bounding box (``box``, grown by
+    ``margin``; the shape's own box is ``box`` shrunk by ``margin``) grown to ``reach`` (at least
+    the distance any particle has moved since it was binned, :func:`max_displacement`) picks
+    the cells of the fluid's neighbour grid (``nb_start`` from the ``bin`` stage of this
+    substep; particles keep their sorted order until the next one) whose particles are tested,
+    so the cost follows the shapes, not the particle count. A particle whose move misses the
+    shape's own box is skipped; one outside that box only gets the swept-through test.
 
     A particle inside a shape moves to the nearest surface point plus ``eps``, or out the side it
     came in (see :func:`_push_out`), judged from where it was relative to the shape: at
@@ -277,92 +281,151 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
     density shift and advection moved it) or where it is, shifted back by the body's own motion
     over ``h_body``. A particle that went right through a shape in one substep (outside at both
     ends of the move, longer than the shape's thickness ``thick``) is put back where it entered
-    (:func:`_swept_through`). The normal part of
-    its velocity relative to the surface (``v_body + w x r``) that points inwards is removed
-    ("bounce": reflected and scaled by the material's restitution; "adhere": removed and the rest
-    scaled by ``1 - adhesion``). The momentum change goes, equal and opposite, to the shape's body
-    (``out_j``, ``out_tau`` about its centre of gravity). Returns the number of pushes.
+    (:func:`_swept_through`). The normal part of its velocity relative to the surface
+    (``v_body + w x r``) that points inwards is removed ("bounce": reflected and scaled by the
+    material's restitution; "adhere": removed and the rest scaled by ``1 - adhesion``). The
+    momentum change goes, equal and opposite, to the shape's body (``out_j``, ``out_tau`` about
+    its centre of gravity).
+
+    **Then particle by particle**, for the particles pass 1 moved (listed in ``hits``, with
+    ``hit_flag`` as scratch, cleared again, and ``anchor`` their positions before it): a push
+    out of one shape can land in another (two walls at a joint, a particle squeezed between a
+    ball and the floor), so up to ``rounds`` rounds test each against every shape again, walls
+    (``wall``, scratch: shapes of bodies that are not ``dynamic`` and do not move) last, and
+    after each round
+    :func:`_guard_walls` makes sure that the move from the anchor passes no wall. Returns
+    ``(pushes, particles moved, largest coordinate distance of a moved particle from old_pos)``
+    (the last 0 unless ``use_old``).
     """
     moved = 0
+    nh = 0
     lo_x = eps
     lo_y = eps
     hi_x = width - eps
     hi_y = height - eps
+    grow = reach - margin
+    for q in range(kind.shape[0]):
+        b = shape_body[q]
+        wall[q] = (not dynamic[b]) and state[b, 4] == 0.0 and state[b, 5] == 0.0 and (
+            state[b, 6] == 0.0)
     for q in range(kind.shape[0]):
         if not active[q]:
             continue
-        bx0 = box[q, 0]
-        by0 = box[q, 1]
-        bx1 = box[q, 2]
-        by1 = box[q, 3]
-        i0 = min(max(int(bx0 * inv_nb) - 1, 0), nb_nx - 1)
-        j0 = min(max(int(by0 * inv_nb) - 1, 0), nb_ny - 1)
-        i1 = min(max(int(bx1 * inv_nb) + 1, 0), nb_nx - 1)
-        j1 = min(max(int(by1 * inv_nb) + 1, 0), nb_ny - 1)
-        tx0 = bx0 + margin
-        ty0 = by0 + margin
-        tx1 = bx1 - margin
-        ty1 = by1 - margin
         b = shape_body[q]
+        gq = _search_grow(q, b, grow, h_body, box, state)
+        tx0 = box[q, 0] + margin  # the shape's own box
+        ty0 = box[q, 1] + margin
+        tx1 = box[q, 2] - margin
+        ty1 = box[q, 3] - margin
+        kq = kind[q]
+        v0q = vstart[q]
+        v1q = vstart[q + 1]
+        rq = radius[q]
+        thq = thick[q]
         w = state[b, 6]
+        vbx = state[b, 4]
+        vby = state[b, 5]
+        cgx = state[b, 7]
+        cgy = state[b, 8]
+        sx0 = box[q, 0] - gq
+        sy0 = box[q, 1] - gq
+        sx1 = box[q, 2] + gq
+        sy1 = box[q, 3] + gq
+        i0 = min(max(int(sx0 * inv_nb) - 1, 0), nb_nx - 1)
+        j0 = min(max(int(sy0 * inv_nb) - 1, 0), nb_ny - 1)
+        i1 = min(max(int(sx1 * inv_nb) + 1, 0), nb_nx - 1)
+        j1 = min(max(int(sy1 * inv_nb) + 1, 0), nb_ny - 1)
         for cy in range(j0, j1 + 1):
             for cx in range(i0, i1 + 1):
                 c = cy * nb_nx + cx
                 for p in range(np.uint64(nb_start[c]), np.uint64(min(nb_start[c + 1], n))):
                     px = pos[p, 0]
                     py = pos[p, 1]
-                    if px < bx0 or px > bx1 or py < by0 or py > by1:
-                        continue
-                    ox = old_pos[p, 0] if use_old else px
-                    oy = old_pos[p, 1] if use_old else py
-                    ox += (state[b, 4] - w * (py - state[b, 8])) * h_body
-                    oy += (state[b, 5] + w * (px - state[b, 7])) * h_body
+                    if px < sx0 or px > sx1 or py < sy0 or py > sy1:
+                        continue  # its move (at most the reach) cannot meet the shape's box
+                    ax = old_pos[p, 0] if use_old else px
+                    ay = old_pos[p, 1] if use_old else py
+                    ox = ax + (vbx - w * (py - cgy)) * h_body
+                    oy = ay + (vby + w * (px - cgx)) * h_body
+                    if max(px, ox) < tx0 or min(px, ox) > tx1 or max(py, oy) < ty0 or (
+                            min(py, oy) > ty1):
+                        continue  # the move's box misses the shape's own
                     hit = False
                     nxp = nyp = nrx = nry = 0.0
                     if tx0 <= px <= tx1 and ty0 <= py <= ty1:  # else not inside the shape
-                        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q],
-                                                            vstart[q + 1], verts, radius[q], eps)
+                        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kq, v0q, v1q, verts,
+                                                            rq, eps)
                     if not hit:
                         mx = px - ox
                         my = py - oy
-                        if mx * mx + my * my <= thick[q] * thick[q]:
+                        if mx * mx + my * my <= thq * thq:
                             continue  # too short a move to have gone through this shape
-                        hit, nxp, nyp, nrx, nry = _swept_through(
-                            ox, oy, px, py, kind[q], vstart[q], vstart[q + 1], verts,
-                            radius[q], eps)
+                        hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kq, v0q, v1q,
+                                                                 verts, rq, eps)
                         if not hit:
                             continue
                     moved += 1
+                    if not hit_flag[p]:
+                        hit_flag[p] = 1
+                        hits[nh] = p
+                        anchor[nh, 0] = ax
+                        anchor[nh, 1] = ay
+                        nh += 1
                     px = min(max(nxp, lo_x), hi_x)
                     py = min(max(nyp, lo_y), hi_y)
                     pos[p, 0] = px
                     pos[p, 1] = py
-                    rx = px - state[b, 7]
-                    ry = py - state[b, 8]
-                    vbx = state[b, 4] - w * ry
-                    vby = state[b, 5] + w * rx
-                    vx = vel[p, 0]
-                    vy = vel[p, 1]
-                    relx = vx - vbx
-                    rely = vy - vby
-                    vn = relx * nrx + rely * nry
-                    if vn < 0.0:
-                        mi = mat[p]
-                        if bounce_table[mi]:
-                            f = 1.0 + rest_table[mi]
-                            relx -= f * vn * nrx
-                            rely -= f * vn * nry
-                        else:
-                            relx = (relx - vn * nrx) * keep_table[mi]
-                            rely = (rely - vn * nry) * keep_table[mi]
-                        nvx = vbx + relx
-                        nvy = vby + rely
-                        m = mass_table[mi]
-                        jx = -m * (nvx - vx)
-                        jy = -m * (nvy - vy)
-                        out_j[b, 0] += jx
-                        out_j[b, 1] += jy
-                        out_tau[b] += rx * jy - ry * jx
-                        vel[p, 0] = nvx
-                        vel[p, 1] = nvy
-    return moved
+                    _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
+                                     rest_table, keep_table, state, out_j, out_tau)
+    for k in range(nh):
+        p = hits[k]
+        hit_flag[p] = 0
+        ax = anchor[k, 0]
+        ay = anchor[k, 1]
+        for _ in range(rounds):
+            again = False
+            for pass_walls in range(2):  # moving bodies first, then the walls
+                for q in range(kind.shape[0]):
+                    if not active[q] or wall[q] != (pass_walls == 1):
+                        continue
+                    px = pos[p, 0]
+                    py = pos[p, 1]
+                    b = shape_body[q]
+                    gq = _search_grow(q, b, grow, h_body, box, state)
+                    if (px < box[q, 0] - gq or px > box[q, 2] + gq or py < box[q, 1] - gq
+                            or py > box[q, 3] + gq):
+                        continue  # as in pass 1: too far from this shape
+                    ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
+                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, kind, vstart, verts,
+                                                         radius, thick, eps, box, margin)
+                    if not hit:
+                        continue
+                    if not wall[q]:  # out of a moving body, but not into a wall
+                        if _blocked(px, py, nxp, nyp, kind, vstart, verts, radius, wall, box,
+                                    margin, eps, hi_x, hi_y):
+                            ok, fx, fy, fnx, fny = _free_exit(px, py, q, kind, vstart, verts,
+                                                              radius, eps, wall, box, margin,
+                                                              hi_x, hi_y)
+                            if ok:
+                                nxp, nyp, nrx, nry = fx, fy, fnx, fny
+                    moved += 1
+                    again = True
+                    px = min(max(nxp, lo_x), hi_x)
+                    py = min(max(nyp, lo_y), hi_y)
+                    pos[p, 0] = px
+                    pos[p, 1] = py
+                    _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
+                                     rest_table, keep_table, state, out_j, out_tau)
+            if _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
+                            keep_table, eps, kind, vstart, verts, radius, wall, shape_body, box,
+                            margin, state, out_j, out_tau):
+                moved += 1
+                again = True
+            if not again:
+                break
+    far = 0.0  # how far the moved particles now are from where they were binned
+    if use_old:
+        for k in range(nh):
+            p = hits[k]
+            far = max(far, abs(pos[p, 0] - old_pos[p, 0]), abs(pos[p, 1] - old_pos[p, 1]))
+    return moved, nh, far

@@ -33,6 +33,7 @@ import numpy as np
 import pymunk
 from numpy.typing import NDArray
 
+from . import containment as C
 from . import kernels as K
 from . import rawbody
 from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
@@ -152,6 +153,9 @@ class _ShapeRecord:
 
 
 _EMPTY2 = np.zeros((0, 2))
+#: Rounds of re-testing a pushed particle against every shape (a push out of one shape can
+#: land in another); the walls are guarded after each round.
+_CONTAIN_ROUNDS = 3
 
 
 class Coupler:
@@ -185,7 +189,13 @@ class Coupler:
         self.angular_impulse = np.zeros(0)
         self.submerged_area = np.zeros(0)
         self.levels = np.zeros((0, 4))
-        self.contained = 0  # particles put back out of shapes in the last substep
+        self.contained = 0  # pushes out of shapes in the last containment
+        self.hit_count = 0  # particles the last containment moved
+        self._hits = np.zeros(0, np.int64)  # containment scratch, sized to the fluid
+        self._hit_flag = np.zeros(0, np.uint8)
+        self._anchor = np.zeros((0, 2))
+        # largest coordinate move of a particle since the bin stage (unknown: the whole domain)
+        self._moved_since_bin = float(p.width + p.height)
         ny, nx = fluid.grid_shape
         self._cell_imp = np.zeros((ny * nx, 2))
         self._cell_mass = np.zeros(ny * nx)
@@ -277,6 +287,7 @@ class Coupler:
         self._shape_vvel = np.zeros_like(self._shape_vlocal)
         self._shape_box = np.zeros((len(recs), 4))
         self._shape_active = np.ones(len(recs), np.bool_)
+        self._shape_wall = np.zeros(len(recs), np.bool_)  # scratch: shapes that do not move
         # per body
         self.state = np.zeros((nb, 9))
         self.impulse = np.zeros((nb, 2))
@@ -517,22 +528,45 @@ class Coupler:
 
         The momentum change is accumulated for the bodies. Uses the fluid's neighbour grid from
         this substep's ``bin`` stage as broad phase (particles keep their order until the next
-        ``bin``), so call it between ``bin`` and the next step's particle removals.
+        ``bin``), reaching as far as any particle has moved since, so call it between ``bin``
+        and the next step's particle removals. Particles it moves are tested again against
+        every shape, and none ends past a wall (a shape of a body that is neither dynamic nor
+        moving) that it started on the right side of (see
+        :func:`fluidworld.coupling.containment.contain_particles`); :attr:`hit_count` says how
+        many particles it moved.
         """
         f = self.fluid
         if not len(self._shape_kind) or f.count == 0:
             self.contained = 0
             return 0
         p = f.params
-        use_old = h_body == 0.0 and f.start_positions is not None
-        self.contained = int(K.contain_particles(
-            f.pos, f.vel, f.mat, f.count, f._start_pos, use_old, h_body, f._mass, f._bounce,
+        n = f.count
+        start = f.start_positions
+        use_old = h_body == 0.0 and start is not None
+        # how far any particle is from the cell it was binned in: the broad phase reaches that
+        # far (repulsion alone can move a particle further than its speed says)
+        reach = self._margin
+        if use_old:
+            self._moved_since_bin = float(C.max_displacement(f.pos, f._start_pos, n))
+            reach = max(reach, self._moved_since_bin)
+        elif start is not None:  # the settle pass: the last containment knows (no full pass)
+            reach = max(reach, self._moved_since_bin)
+        if len(self._hits) < n:
+            cap = max(n, len(f.pos))
+            self._hits = np.zeros(cap, np.int64)
+            self._hit_flag = np.zeros(cap, np.uint8)
+            self._anchor = np.zeros((cap, 2))
+        moved, self.hit_count, far = C.contain_particles(
+            f.pos, f.vel, f.mat, n, f._start_pos, use_old, h_body, f._mass, f._bounce,
             f._rest, f._keep, p.width, p.height, self.params.containment_eps * self.a0,
             self._shape_kind, self._shape_vstart, self._shape_verts, self._shape_radius,
-            self._shape_thick, self._shape_body, self._shape_box, self._margin,
-            self._shape_active,
+            self._shape_thick, self._shape_body, self._shape_box, self._margin, reach,
+            self._shape_active, self.dynamic, self._shape_wall,
             f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, self.state, self.impulse,
-            self.angular_impulse))
+            self.angular_impulse, self._hits, self._hit_flag, self._anchor, _CONTAIN_ROUNDS)
+        self.contained = int(moved)
+        if use_old:  # pushes moved some particles further: settle has to reach them too
+            self._moved_since_bin = max(self._moved_since_bin, float(far))
         return self.contained
 
     def exchange(self, h: float, measure: bool = True) -> None:

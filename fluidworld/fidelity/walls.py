@@ -1,0 +1,226 @@
+"""Walls under load: particles that end up on the wrong side of thin walls, and volume drift.
+
+Each scene is built from the public API at the game preset (``World(w, h)``, with the seed set
+in :class:`~fluidworld.fluid.FluidParams`) and comes with a test that counts the particles on
+the wrong side of its walls. :func:`crossings` runs a scene and counts them every few steps and
+at the end; the tests (``tests/test_walls.py``) and ``benchmarks/fidelity.py`` use the same
+scenes and functions.
+
+Scenes: a thin floor under deep water; closed triangles and squares of thin segments full of
+water with a heavy ball inside; a 45-degree ramp meeting a floor with ~1,600 particles dammed
+against the joint; the same walls at radius 0; a heavy box sunk onto a thin floor and a light
+ball held under a thin ceiling (particles inside a dynamic body count as across). Then the
+fluid area of a dam break after settling against before (:func:`volume_drift`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..coupling.sampling import geometry_of
+from ..fluid.params import FluidParams
+from ..scenes import fluid_area
+from ..world import BodyHandle, World
+from . import Row
+
+__all__ = ["Scene", "SCENES", "crossings", "volume_drift", "rows"]
+
+Positions = NDArray[np.float64]
+
+
+@dataclass
+class Scene:
+    """A world and the count of its particles on the wrong side of its walls."""
+
+    world: World
+    across: Callable[[Positions], int]
+
+
+def _world(width: float, height: float, seed: int) -> World:
+    p = dataclasses.replace(FluidParams.game(width, height), seed=seed)
+    return World(width, height, params=p)
+
+
+def thin_floor(seed: int, radius: float = 1.0, depth: float = 150.0) -> Scene:
+    """A floor segment across the whole domain, ``depth`` units of water resting on it."""
+    y = 30.0
+    w = _world(200.0, y + depth + 40.0, seed)
+    w.add_static_segment((-10.0, y), (210.0, y), radius=radius)
+    w.add_fluid_rect(0.0, y + radius, 200.0, depth)
+    return Scene(w, lambda pos: int((pos[:, 1] < y).sum()))
+
+
+def _outside_polygon(v: NDArray[np.float64]) -> Callable[[Positions], int]:
+    """Count of points right of any edge of the counter-clockwise polygon ``v``."""
+    def across(pos: Positions) -> int:
+        out = np.zeros(len(pos), bool)
+        for i in range(len(v)):
+            a, d = v[i], v[(i + 1) % len(v)] - v[i]
+            out |= d[0] * (pos[:, 1] - a[1]) - d[1] * (pos[:, 0] - a[0]) < 0.0
+        return int(out.sum())
+    return across
+
+
+def closed_shape(seed: int, sides: int = 4, radius: float = 1.0) -> Scene:
+    """A closed triangle or square of thin segments (radius ``radius``) full of water, a heavy
+    ball (density 3) dropped in; across = outside the shape's centre lines or more than 0.5
+    units inside the ball."""
+    c = np.array([100.0, 95.0])
+    a0 = math.pi / 2.0 if sides == 3 else math.pi / 4.0
+    v = np.array([c + 70.0 * np.array([math.cos(a0 + 2.0 * math.pi * i / sides),
+                                       math.sin(a0 + 2.0 * math.pi * i / sides)])
+                  for i in range(sides)])
+    w = _world(200.0, 200.0, seed)
+    for i in range(sides):
+        w.add_static_segment(tuple(v[i]), tuple(v[(i + 1) % sides]), radius=radius)
+    ball = w.add_ball(tuple(c + (0.0, 10.0)), 12.0, density=3.0)
+    w.add_fluid_polygon(v)
+    outside, inside = _outside_polygon(v), _inside_body(ball, 0.5)
+    return Scene(w, lambda pos: outside(pos) + inside(pos))
+
+
+def ramp(seed: int, radius: float = 1.0) -> Scene:
+    """A 45-degree ramp rising from the end of a floor, ~1,600 particles dammed against the
+    joint; across = under the floor or the ramp."""
+    y, xj = 30.0, 200.0
+    w = _world(400.0, 280.0, seed)
+    w.add_static_segment((-10.0, y), (xj, y), radius=radius)
+    w.add_static_segment((xj, y), (xj + 250.0, y + 250.0), radius=radius)
+    w.add_fluid_rect(0.0, y + radius, 190.0, 200.0)
+
+    def across(pos: Positions) -> int:
+        lim = np.where(pos[:, 0] <= xj, y, y + (pos[:, 0] - xj))
+        return int((pos[:, 1] < lim).sum())
+    return Scene(w, across)
+
+
+def _inside_body(body: BodyHandle, depth: float) -> Callable[[Positions], int]:
+    """Count of points more than ``depth`` inside the body's (circle or convex polygon) shape."""
+    g = geometry_of(body.shapes[0])
+
+    def across(pos: Positions) -> int:
+        b = body.body
+        c, s = math.cos(b.angle), math.sin(b.angle)
+        d = pos - (b.position.x, b.position.y)
+        local = np.column_stack([c * d[:, 0] + s * d[:, 1], -s * d[:, 0] + c * d[:, 1]])
+        if g.kind == 0:
+            return int((np.hypot(*(local - g.points[0]).T) < g.radius - depth).sum())
+        v = g.points
+        inner = np.ones(len(pos), bool)
+        for i in range(len(v)):
+            e = v[(i + 1) % len(v)] - v[i]
+            n = np.array([e[1], -e[0]]) / np.hypot(*e)
+            inner &= (local - v[i]) @ n < g.radius - depth
+        return int(inner.sum())
+    return across
+
+
+def sunk_box(seed: int) -> Scene:
+    """A heavy box (density 3) sinking through 120 units of water onto a thin floor: across =
+    under the floor or more than 0.5 units inside the box."""
+    y = 30.0
+    w = _world(200.0, 200.0, seed)
+    w.add_static_segment((-10.0, y), (210.0, y), radius=1.0)
+    w.add_fluid_rect(0.0, y + 1.0, 200.0, 120.0)
+    box = w.add_box((100.0, 140.0), (40.0, 20.0), density=3.0)
+    inside = _inside_body(box, 0.5)
+    return Scene(w, lambda pos: int((pos[:, 1] < y).sum()) + inside(pos))
+
+
+def held_ball(seed: int) -> Scene:
+    """A light ball (density 0.2) pressed by the water against a thin ceiling: across = above
+    the ceiling or more than 0.5 units inside the ball."""
+    y = 130.0
+    w = _world(200.0, 200.0, seed)
+    w.add_static_segment((-10.0, y), (210.0, y), radius=1.0)
+    ball = w.add_ball((100.0, 60.0), 15.0, density=0.2)
+    w.add_fluid_rect(0.0, 0.0, 200.0, 110.0)
+    inside = _inside_body(ball, 0.5)
+    return Scene(w, lambda pos: int((pos[:, 1] > y).sum()) + inside(pos))
+
+
+#: The scenes by name: each takes a seed.
+SCENES: dict[str, Callable[[int], Scene]] = {
+    "thin floor r1, 150 deep": lambda s: thin_floor(s, 1.0, 150.0),
+    "thin floor r1, 250 deep": lambda s: thin_floor(s, 1.0, 250.0),
+    "closed triangle r1 + ball": lambda s: closed_shape(s, 3, 1.0),
+    "closed square r1 + ball": lambda s: closed_shape(s, 4, 1.0),
+    "ramp joint r1": lambda s: ramp(s, 1.0),
+    "ramp joint r2": lambda s: ramp(s, 2.0),
+    "ramp joint r0": lambda s: ramp(s, 0.0),
+    "closed square r0 + ball": lambda s: closed_shape(s, 4, 0.0),
+    "box density 3 on a thin floor": sunk_box,
+    "ball density 0.2 under a thin ceiling": held_ball,
+}
+
+
+def crossings(scene: Callable[[int], Scene], seed: int, seconds: float,
+              every: int = 10) -> tuple[int, int, bool]:
+    """Run a scene for ``seconds`` (game steps of 1/60 s) and count the particles across its
+    walls every ``every`` steps and at the end.
+
+    Returns:
+        ``(largest count seen, particles lost or not finite, whether all stayed finite)``.
+    """
+    sc = scene(seed)
+    f = sc.world.fluid
+    n0 = f.count
+    worst = sc.across(f.positions)
+    steps = int(round(seconds * 60.0))
+    for i in range(steps):
+        sc.world.step()
+        if (i + 1) % every == 0 or i == steps - 1:
+            worst = max(worst, sc.across(f.positions))
+    finite = bool(np.isfinite(f.positions).all() and np.isfinite(f.velocities).all())
+    return worst, n0 - f.count, finite
+
+
+def _half_full_area(world: World) -> float:
+    """Area of the cells (``a0`` squares) holding at least half of ``gamma`` particles."""
+    p = world.fluid.params
+    nx, ny = math.ceil(p.width / p.a0), math.ceil(p.height / p.a0)
+    counts, _, _ = np.histogram2d(world.fluid.positions[:, 0], world.fluid.positions[:, 1],
+                                  bins=(nx, ny), range=((0.0, nx * p.a0), (0.0, ny * p.a0)))
+    return float((counts >= 0.5 * p.gamma).sum()) * p.a0 * p.a0
+
+
+def volume_drift(seed: int = 0, seconds: float = 10.0) -> tuple[float, float]:
+    """Fluid area of a dam break (a 100 x 160 column in a 400 x 200 tank) after ``seconds`` of
+    settling over the area before, measured twice: under the free surface
+    (:func:`fluidworld.scenes.fluid_area`, columns of ``a0``) and as the area of the cells at
+    least half full (a density-based estimate)."""
+    w = _world(400.0, 200.0, seed)
+    w.add_fluid_rect(0.0, 0.0, 100.0, 160.0)
+    before = fluid_area(w.fluid), _half_full_area(w)
+    for _ in range(int(round(seconds * 60.0))):
+        w.step()
+    return fluid_area(w.fluid) / before[0], _half_full_area(w) / before[1]
+
+
+def rows(quick: bool) -> list[Row]:
+    """Crossings per scene (largest over seeds, counted every 10 steps) and the volume drift.
+
+    Full: 10 seeds x 10 s per scene; quick: 3 seeds x 3 s. The dam break settles 10 s in both."""
+    seeds = range(3) if quick else range(10)
+    seconds = 3.0 if quick else 10.0
+    out = []
+    for name, scene in SCENES.items():
+        worst = lost = 0
+        finite = True
+        for s in seeds:
+            a, gone, ok = crossings(scene, s, seconds)
+            worst, lost, finite = max(worst, a), max(lost, gone), finite and ok
+        out.append(Row("walls", f"{name}: across, max of {len(seeds)} seeds x {seconds:g} s",
+                       float(worst), "0", worst == 0 and lost == 0 and finite))
+    surface, cells = volume_drift(0, 10.0)  # small and quick: settled in both modes
+    out.append(Row("walls", "dam break 100 x 160: area under the surface, settled / initial",
+                   surface, "1 +- 0.05", abs(surface - 1.0) <= 0.05))
+    out.append(Row("walls", "dam break 100 x 160: area of half-full cells, settled / initial",
+                   cells, "1 +- 0.05", abs(cells - 1.0) <= 0.05))
+    return out
