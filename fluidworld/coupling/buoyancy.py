@@ -27,7 +27,8 @@ from numpy.typing import NDArray
 
 from .sampling import CIRCLE, ShapeGeometry
 
-__all__ = ["surface_quadrature", "cell_densities", "density_profiles", "surface_buoyancy"]
+__all__ = ["surface_quadrature", "outline_normals", "sum_contact_impulses", "cell_densities",
+           "density_profiles", "surface_buoyancy"]
 
 
 def surface_quadrature(g: ShapeGeometry, ds: float) -> tuple[NDArray[np.float64],
@@ -79,6 +80,72 @@ def surface_quadrature(g: ShapeGeometry, ds: float) -> tuple[NDArray[np.float64]
             arc(v[0], v[1], a_start, span)
     return (np.array(pts, np.float64).reshape(-1, 2), np.array(nrm, np.float64).reshape(-1, 2),
             np.array(lens, np.float64))
+
+
+def outline_normals(g: ShapeGeometry, pts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Outward unit normal of the shape's surface nearest to each body-local point (the solid
+    particles, set a little inside the surface): from the nearest point of the shape's core
+    (centre, segment or polygon), or, for a point inside a polygon's core, the normal of its
+    nearest side."""
+    core = np.asarray(g.points, np.float64).reshape(-1, 2)
+    out = np.zeros((len(pts), 2))
+    for k, p in enumerate(np.asarray(pts, np.float64).reshape(-1, 2)):
+        q = core[0]
+        best = float(np.hypot(*(p - q))) if len(core) == 1 else np.inf
+        side_n = None
+        side_d = -np.inf
+        m = len(core)
+        for i in range(m if m > 2 else m - 1):
+            a, b = core[i], core[(i + 1) % m]
+            d = b - a
+            ln2 = float(d @ d)
+            t = 0.0 if ln2 == 0.0 else min(max(float((p - a) @ d) / ln2, 0.0), 1.0)
+            c = a + t * d
+            dist = float(np.hypot(*(p - c)))
+            if dist < best:
+                best, q = dist, c
+            if m > 2 and ln2 > 0.0:
+                n = np.array([d[1], -d[0]]) / math.sqrt(ln2)
+                sd = float((p - a) @ n)
+                if sd > side_d:
+                    side_d, side_n = sd, n
+        inside = m > 2 and side_d <= 0.0
+        if best > 1e-9 and not inside:
+            out[k] = (p - q) / best
+        elif side_n is not None:
+            out[k] = side_n
+        else:  # on a segment's core line, or a circle's centre: no direction
+            out[k] = 0.0
+    return out
+
+
+@njit(cache=True)
+def sum_contact_impulses(pos, imp, normal, owner, state, out_j, out_tau):
+    """The solid particles' contact impulses to their bodies: each whole impulse to the linear
+    sum ``out_j``, and to ``out_tau`` the torque of its part along the surface normal
+    (body-local ``normal``, rotated with the body). The part along the surface comes from the
+    bumps of the solid particles' row, not from the smooth surface they stand for (shear
+    between body and fluid is the drag's): on a floating ball it was a steady torque that
+    turned it by tens of degrees in 10 s of still water."""
+    for k in range(pos.shape[0]):
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
+        jx = imp[k, 0]
+        jy = imp[k, 1]
+        if jx == 0.0 and jy == 0.0:
+            continue
+        out_j[b, 0] += jx
+        out_j[b, 1] += jy
+        c = state[b, 2]
+        s = state[b, 3]
+        nx = c * normal[k, 0] - s * normal[k, 1]
+        ny = s * normal[k, 0] + c * normal[k, 1]
+        if nx == 0.0 and ny == 0.0:
+            nx = jx
+            ny = jy
+            jn = 1.0
+        else:
+            jn = jx * nx + jy * ny
+        out_tau[b] += jn * ((pos[k, 0] - state[b, 7]) * ny - (pos[k, 1] - state[b, 8]) * nx)
 
 
 @njit(cache=True)

@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 from . import kernels as K
 from . import rawbody
-from .buoyancy import surface_quadrature
+from .buoyancy import outline_normals, surface_quadrature
 from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
 
 
@@ -154,6 +154,7 @@ class _ShapeRecord:
     interior: NDArray[np.float64]
     area: NDArray[np.float64]
     surface: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+    normals: NDArray[np.float64]
 
 
 _EMPTY2 = np.zeros((0, 2))
@@ -225,7 +226,8 @@ class Coupler:
         outline = outline_points(g, self.spacing_outline, self.params.solid_inset * self.fluid.r_l)
         interior, area = interior_points(g, self.spacing_interior)
         surface = surface_quadrature(g, self.spacing_interior)
-        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface)
+        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface,
+                                            outline_normals(g, outline))
         self._dirty = True
 
     def remove_shape(self, shape: pymunk.Shape) -> None:
@@ -264,6 +266,7 @@ class Coupler:
             return np.ascontiguousarray(np.concatenate(arrs)) if arrs else empty.copy()
 
         self._out_local = cat([r.outline for r in recs], _EMPTY2)
+        self._out_normal = cat([r.normals for r in recs], _EMPTY2)
         self._out_owner = cat([np.full(len(r.outline), o, np.int64)
                                for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
         self._in_local = cat([r.interior for r in recs], _EMPTY2)
@@ -611,7 +614,7 @@ class Coupler:
             # only): the shapes' box margin plus a cell, ample
             self._margin + self.a0, self._surf_local, self._surf_normal, self._surf_len,
             self._surf_owner, self._rho_table, self.rho_fixed, self._cell_rho, self._cell_n,
-            self.density_profile, self._prof_sum, self._prof_n)
+            self.density_profile, self._prof_sum, self._prof_n, self._out_normal)
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:

@@ -12,7 +12,13 @@ import math
 import numpy as np
 from numba import njit
 
-from .buoyancy import _level_at, cell_densities, density_profiles, surface_buoyancy
+from .buoyancy import (
+    _level_at,
+    cell_densities,
+    density_profiles,
+    sum_contact_impulses,
+    surface_buoyancy,
+)
 from .containment import contain_particles, shape_bounds
 
 __all__ = [
@@ -518,11 +524,12 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
                       levels, out_j, out_tau, submerged, cell_imp, cell_mass, touched, nb_start,
                       inv_nb, nb_nx, nb_ny, reach, surf_local, surf_normal, surf_len,
                       surf_owner, rho_table, rho_fixed, cell_rho, cell_n, prof, prof_sum,
-                      prof_n):
+                      prof_n, out_normal):
     """The ``exchange`` stage's impulses in one call (the coupler's order; each step is the
     kernel named, see there):
 
-    1. :func:`sum_point_impulses`: what the outline's solid particles got from the fluid;
+    1. :func:`~.buoyancy.sum_contact_impulses`: what the outline's solid particles got from the
+       fluid (``out_normal``: their surface normals, body-local);
     2. :func:`pressure_impulses` (if ``push``): the pressure stage's push on the cover, with the
        density profiles ``prof`` of the last measure;
     3. :func:`sample_bounds`, :func:`column_tops` (if ``measure``, or no level is known yet) and
@@ -542,7 +549,7 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
     nb = state.shape[0]
     m_out = out_pos.shape[0]
     if m_out:
-        sum_point_impulses(out_pos, out_imp, out_owner, state, 1.0, out_j, out_tau)
+        sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
     m_in = in_pos.shape[0]
     if push:
         pressure_impulses(in_pos, in_area, in_owner, m_in, state, dynamic, kick_levels, spacing,

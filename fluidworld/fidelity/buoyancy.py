@@ -34,6 +34,7 @@ __all__ = [
     "submerged_fraction",
     "float_fraction",
     "calm_motion",
+    "fill",
     "displacement_ratio",
     "FloatResult",
 ]
@@ -44,11 +45,19 @@ BALL = 20.0
 
 
 def pool(width: float, height: float, material: str = "water", depth: float = DEPTH,
-         seed: int = 0) -> World:
-    """A pool ``depth`` deep of ``material`` in a ``width x height`` world (game preset)."""
+         seed: int = 0, fill: bool = True) -> World:
+    """A pool ``depth`` deep of ``material`` in a ``width x height`` world (game preset);
+    ``fill=False``: the world only (fill it with :func:`fill` once bodies are in: the fill
+    leaves out the points inside them)."""
     w = World(width, height, params=FluidParams.game(width, height, seed=seed))
-    w.add_fluid_rect(0.0, 0.0, width, depth, material=material)
+    if fill:
+        w.add_fluid_rect(0.0, 0.0, width, depth, material=material)
     return w
+
+
+def fill(world: World, material: str = "water", depth: float = DEPTH) -> None:
+    """Fill the pool ``depth`` deep, around the bodies already in it."""
+    world.add_fluid_rect(0.0, 0.0, world.fluid.params.width, depth, material=material)
 
 
 def fluid_density(world: World, material: str) -> float:
@@ -157,13 +166,12 @@ class FloatResult:
 
 def float_fraction(kind: str, material: str, ratio: float, seed: int = 0,
                    seconds: float = 8.0, average: float = 3.0, width: float = 320.0) -> FloatResult:
-    """Let a body of density ``ratio x`` the fluid's down onto a pool of ``material`` (its
-    lowest point a quarter of its height into the water) and run ``seconds``; the submerged
-    fraction is averaged over the last ``average`` seconds."""
+    """Drop a body of density ``ratio x`` the fluid's onto a pool of ``material`` (its lowest
+    point a unit above the surface) and run ``seconds``; the submerged fraction is averaged
+    over the last ``average`` seconds."""
     w = pool(width, 200.0, material, seed=seed)
     rho = ratio * fluid_density(w, material)
-    h = BOX[1] if kind == "box" else 2.0 * BALL
-    e = add_body(w, kind, 0.5 * width, DEPTH - 0.25 * h, rho)
+    e = add_body(w, kind, 0.5 * width, DEPTH + 1.0, rho)
     n = int(round(seconds * 60))
     start = n - int(round(average * 60))
     fr = []
@@ -180,13 +188,14 @@ def float_fraction(kind: str, material: str, ratio: float, seed: int = 0,
 
 def calm_motion(kind: str, density: float, seed: int = 0, seconds: float = 10.0,
                 width: float = 320.0) -> tuple[float, float]:
-    """A body at its Archimedes draft on a settled pool of still water: the largest turn
-    (degrees) and the largest drift of its centre (fraction of its size) over ``seconds``."""
-    w = pool(width, 200.0, "water", seed=seed)
-    for _ in range(60):  # the lattice settles into a pool at rest
+    """A body at its Archimedes draft in a pool of still water (the fill leaves its submerged
+    part out), settled for a second: the largest turn (degrees) and the largest drift of its
+    centre (fraction of its size) over the next ``seconds``."""
+    w = pool(width, 200.0, "water", seed=seed, fill=False)
+    e = add_body(w, kind, 0.5 * width, DEPTH - _draft(kind, density), density)
+    fill(w)
+    for _ in range(60):
         w.step()
-    level = surface_beside(w, 0.5 * width - 1.0, 0.5 * width + 1.0, 0.0, 0.5 * width)
-    e = add_body(w, kind, 0.5 * width, level - _draft(kind, density), density)
     a0 = e.body.angle
     p0 = np.array(e.body.position)
     size = body_size(e)
@@ -225,7 +234,7 @@ def displacement_ratio(kind: str, material: str, ratio: float = 0.8, seed: int =
         rho = ratio * fluid_density(w, material)
         e = None
         if with_body:
-            e = add_body(w, kind, 0.5 * width, DEPTH - _draft(kind, ratio, size), rho, size)
+            e = add_body(w, kind, 0.5 * width, DEPTH + 1.0, rho, size)
         n = int(round(seconds * 60))
         hs = []
         for i in range(n):
