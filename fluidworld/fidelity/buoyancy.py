@@ -37,6 +37,7 @@ __all__ = [
     "fill",
     "displacement_ratio",
     "FloatResult",
+    "paper_wall_drop",
 ]
 
 DEPTH = 100.0
@@ -251,6 +252,32 @@ def displacement_ratio(kind: str, material: str, ratio: float = 0.8, seed: int =
     return (levels[1] - levels[0]) / (float(np.mean(sub)) / width)
 
 
+def paper_wall_drop(seed: int = 0, steps: int = 400) -> tuple[float, float, bool]:
+    """Paper preset (:meth:`FluidParams.paper`, 640 x 640, dt 0.1): a ball of radius 20 and
+    density 0.5 dropped from 150 units above a pool 200 deep, beside the left wall. Returns the
+    ball's speed when it reaches the surface, the largest speed of the ball or of any particle
+    after that, and whether anything went NaN."""
+    params = FluidParams.paper(seed=seed)
+    w = World(params.width, params.height, params=params)
+    w.add_fluid_rect(0.0, 0.0, params.width, 200.0)
+    e = w.add_ball((22.0, 370.0), 20.0, density=0.5)
+    impact = 0.0
+    vmax = 0.0
+    nan = False
+    for _ in range(steps):
+        w.step()
+        v = float(np.hypot(*e.body.velocity))
+        nan |= not math.isfinite(v) or bool(np.isnan(w.fluid.velocities).any())
+        if nan:
+            break
+        if impact == 0.0 and e.body.position.y - 20.0 <= 200.0:
+            impact = v
+        elif impact > 0.0:
+            vp = float(np.hypot(*w.fluid.velocities.T).max()) if w.fluid.count else 0.0
+            vmax = max(vmax, v, vp)
+    return impact, vmax, nan
+
+
 def rows(quick: bool) -> list[Row]:
     """The buoyancy table (``quick``: one seed, the box and ball at fewer densities)."""
     out: list[Row] = []
@@ -279,4 +306,8 @@ def rows(quick: bool) -> list[Row]:
             r = displacement_ratio(kind, material)
             out.append(Row("displacement", f"{kind} 0.8x in {material}: rise / (A_sub / width)",
                            r, ">= 0.9", r >= 0.9))
+    impact, vmax, nan = paper_wall_drop()
+    out.append(Row("paper preset", "ball by a wall: largest speed / impact speed",
+                   vmax / impact if impact > 0 else math.inf, "< 10, no NaN",
+                   not nan and impact > 0 and vmax < 10.0 * impact))
     return out
