@@ -9,7 +9,12 @@ import pymunk
 import pytest
 
 from fluidworld.coupling import kernels as K
-from fluidworld.coupling.buoyancy import cell_densities, density_profiles, surface_buoyancy
+from fluidworld.coupling.buoyancy import (
+    cell_densities,
+    density_profiles,
+    sum_contact_impulses,
+    surface_buoyancy,
+)
 from fluidworld.coupling.sampling import (
     contains,
     geometry_of,
@@ -220,11 +225,11 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
         a["levels"], a["J"], a["tau"], a["sub"], a["cimp"], a["cmass"], a["touched"],
         f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, 2.0 * c.a0, c._surf_local,
         c._surf_normal, c._surf_len, c._surf_owner, c._rho_table, 0.0, a["crho"], a["cn"],
-        a["prof"], a["psum"], a["pn"])
+        a["prof"], a["psum"], a["pn"], c._out_normal)
 
     b = fresh()
-    K.sum_point_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_owner, c.state, 1.0,
-                         b["J"], b["tau"])
+    sum_contact_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_normal, c._out_owner,
+                         c.state, b["J"], b["tau"])
     K.pressure_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state, c.dynamic,
                         c._kick_levels, c.spacing_interior, f.cell_grad, f.cell_count, c.a0,
                         b["prof"], unit, c._kick[0], c._kick[1], b["J"], b["tau"])

@@ -342,6 +342,14 @@ def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad
     Cells next to air (a neighbour with ``cell_count < 0.5``) are left out: there the stage's
     one-sided gradient is not hydrostatic even at rest (measured: a floating box got -6 % of its
     weight from its waterline cells), and the fluid in them is held by contacts instead.
+
+    The linear push is exactly the cover's share of each cell's correction (what the stage
+    gave the cover, so momentum stays balanced); its torque comes from the same push with the
+    correction taken bilinearly between cell centres (:func:`_grad_at`). Cell-constant
+    corrections at the samples pushed a body's samples differently on the two sides of every
+    cell face, a torque of grid noise that turned a floating ball by up to 130 degrees in 10 s
+    of still water (under 2 degrees with the smooth field); the smooth field as the force too
+    let a ball launched into a free blob gain 7.5 % momentum (0.24 % cell-constant).
     """
     ny, nx = grad.shape[0], grad.shape[1]
     inv = 1.0 / a0
@@ -366,11 +374,11 @@ def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad
         rho = prof[b, min(j, prof.shape[1] - 1)]
         sc = 1.0 if grad_unit else rho
         c = -area[k] * w
+        out_j[b, 0] += c * (sc * grad[j, i, 0] - rho * kick_x)
+        out_j[b, 1] += c * (sc * grad[j, i, 1] - rho * kick_y)
         gx, gy = _grad_at(grad, cell_count, pos[k, 0] * inv - 0.5, pos[k, 1] * inv - 0.5, i, j)
         jx = c * (sc * gx - rho * kick_x)
         jy = c * (sc * gy - rho * kick_y)
-        out_j[b, 0] += jx
-        out_j[b, 1] += jy
         out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
 
 
