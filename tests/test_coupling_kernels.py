@@ -232,7 +232,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
                          c.state, b["J"], b["tau"])
     K.pressure_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state, c.dynamic,
                         c._kick_levels, c.spacing_interior, f.cell_grad, f.cell_count, c.a0,
-                        b["prof"], unit, c._kick[0], c._kick[1], b["J"], b["tau"])
+                        b["prof"], c._kick[0], c._kick[1], b["J"], b["tau"])
     K.sample_bounds(c._in_pos, c._in_owner, len(c.bodies), 0.5 * c.spacing_interior, b["box"])
     vmax_b = -1.0
     if measure:
@@ -303,15 +303,13 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
                     c.levels, gravity, a["kick"], c.spacing_interior, kick[0], kick[1],
                     a["cover"], c.a0, a["frac"], a["cvel"], c._shape_vlocal, c._shape_vowner,
                     a["verts"], a["vvel"], c._shape_kind, c._shape_vstart, c._shape_radius,
-                    margin, a["box"], a["J"], a["tau"], a["sub"], c.density_profile,
-                    c._grad_unit())
+                    margin, a["box"], a["J"], a["tau"], a["sub"])
     b = arrays()
     K.pose_points(c._out_local, c._out_owner, c.state, b["out_pos"], b["out_vel"])
     K.pose_points(c._in_local, c._in_owner, c.state, b["in_pos"], b["in_vel"])
     b["kick"][:] = c.levels if gravity else np.nan
     K.submerged_cover(b["in_pos"], c._in_owner, len(c._in_local), c.dynamic, b["kick"],
-                      c.spacing_interior, c._in_area, kick[0], kick[1], b["in_vel"], b["cover"],
-                      c.density_profile, c.a0, c._grad_unit())
+                      c.spacing_interior, c._in_area, kick[0], kick[1], b["in_vel"], b["cover"])
     K.rasterise_cover(b["in_pos"], b["in_vel"], b["cover"], len(c._in_local), c.a0, b["frac"],
                       b["cvel"])
     K.pose_points(c._shape_vlocal, c._shape_vowner, c.state, b["verts"], b["vvel"])

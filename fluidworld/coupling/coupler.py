@@ -487,16 +487,15 @@ class Coupler:
             f.solid_cell_velocity, self._shape_vlocal, self._shape_vowner, self._shape_verts,
             self._shape_vvel, self._shape_kind, self._shape_vstart, self._shape_radius,
             self._margin, self._shape_box, self.impulse, self.angular_impulse,
-            self.submerged_area, self.density_profile, self._grad_unit())
+            self.submerged_area)
 
     def _grad_unit(self) -> bool:
-        """Whether the fluid's ``cell_grad`` is the correction of a particle of density 1
-        (``h grad p`` per unit reference density; a particle of density ``rho`` gets
-        ``-grad / rho`` and a body's cover of area A the push ``-A grad``): the fluid says so
-        with ``grad_per_unit_density`` (or, while its last pressure stage ran the
-        variable-density kernels, ``variable_density``). Otherwise ``cell_grad`` is every
-        particle's own correction (the single-density stage) and the coupling weights it by the
-        local density itself."""
+        """Whether the fluid's ``cell_grad`` is the correction of a particle of density 1 (a
+        particle of density ``rho`` got ``-grad / rho``): the fluid says so with
+        ``grad_per_unit_density``, or ``variable_density`` after a variable-density pressure
+        stage. Otherwise it is every particle's own correction (the single-density stage). Only
+        the drag's estimate of the fluid's velocity depends on it: the cover's own correction
+        is ``cell_grad`` either way (see :func:`.kernels.pressure_impulses`)."""
         f = self.fluid
         return bool(getattr(f, "grad_per_unit_density", False)
                     or getattr(f, "variable_density", False))

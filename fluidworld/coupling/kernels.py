@@ -327,17 +327,22 @@ def _grad_at(grad, cell_count, u, v, i, j):
 
 @njit(cache=True)
 def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad, cell_count,
-                      a0, prof, grad_unit, kick_x, kick_y, out_j, out_tau):
-    """The cell-pressure stage's push on the bodies' cover: ``-w A * (grad - rho g h)`` per
+                      a0, prof, kick_x, kick_y, out_j, out_tau):
+    """The cell-pressure stage's push on the bodies' cover: ``-rho * w A * (grad - g h)`` per
     interior sample, where ``w A`` is the sample's share of the cover (:func:`submerged_cover`),
-    ``grad`` the stage's per-cell correction of a particle of density 1 (``h grad p`` per unit
-    reference density: a particle of density ``rho_i`` gets ``v -= grad / rho_i``) and
-    ``rho g h`` the hydrostatic part, with ``rho`` the density of the fluid beside the body at
-    the sample's row (``prof``, :func:`~.buoyancy.density_profiles`), which
-    :func:`~.buoyancy.surface_buoyancy` already gives. What is left is the dynamic pressure: a
-    body moving through the fluid takes the reaction of the fluid that the pressure stage
-    pushed out of its way. Where the fluid's ``grad`` is still each particle's own correction
-    (``grad_unit`` false: a single-density pressure stage) the push is ``-rho w A (grad - g h)``.
+    ``grad`` the velocity correction the stage gave the cover in that cell and ``g h`` the
+    hydrostatic part that the cover's gravity kick put in and :func:`~.buoyancy.surface_buoyancy`
+    already gives; ``rho`` is the density of the fluid beside the body at the sample's row
+    (``prof``), the fluid the cover stands for. What is left is the dynamic pressure: a body
+    moving through the fluid takes the reaction of the fluid that the pressure stage pushed out
+    of its way.
+
+    The cover's correction is ``grad`` (``FluidSystem.cell_grad``) both in the single-density
+    stage (it counts like particles) and in the variable-density one (it counts at density 1,
+    whose correction is ``grad / 1``); there a cover inside oil carries water's hydrostatic
+    gradient ``g h``, not oil's ``0.8 g h``. Measured with that stage (a box of 0.9 on water
+    under oil, theory: centre ~82): this form 82.9; ``-w A (grad - rho g h)`` 91.8 (it took
+    the cover's own ``0.2 g h`` for a push).
 
     Cells next to air (a neighbour with ``cell_count < 0.5``) are left out: there the stage's
     one-sided gradient is not hydrostatic even at rest (measured: a floating box got -6 % of its
@@ -371,20 +376,18 @@ def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad
             w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
         if w <= 0.0:
             continue
-        rho = prof[b, min(j, prof.shape[1] - 1)]
-        sc = 1.0 if grad_unit else rho
-        c = -area[k] * w
-        out_j[b, 0] += c * (sc * grad[j, i, 0] - rho * kick_x)
-        out_j[b, 1] += c * (sc * grad[j, i, 1] - rho * kick_y)
+        c = -prof[b, j] * area[k] * w
+        out_j[b, 0] += c * (grad[j, i, 0] - kick_x)
+        out_j[b, 1] += c * (grad[j, i, 1] - kick_y)
         gx, gy = _grad_at(grad, cell_count, pos[k, 0] * inv - 0.5, pos[k, 1] * inv - 0.5, i, j)
-        jx = c * (sc * gx - rho * kick_x)
-        jy = c * (sc * gy - rho * kick_y)
+        jx = c * (gx - kick_x)
+        jy = c * (gy - kick_y)
         out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
 
 
 @njit(cache=True)
 def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_y, vel,
-                    out_area, prof, a0, grad_unit):
+                    out_area):
     """Weight and velocity of the interior samples for the cell-pressure stage's solid cover:
     the fluid the body displaces, at the velocity that fluid would have.
 
@@ -394,11 +397,6 @@ def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_
     kick (pymunk's last step; its buoyancy only comes in the exchange stage), a static or
     kinematic body's does not and gets it added. The part above the water is left out: the
     pressure solve would treat it as a column of fluid standing above the surface.
-
-    With ``grad_unit`` (the pressure stage's correction is per unit density, and the cover
-    counts as density 1) the cover stands for fluid of the density beside the body, ``rho``
-    (``prof`` at the sample's row): its kick is ``rho g h`` (a dynamic body's velocity gets
-    ``(rho - 1) g h`` added), so that the hydrostatic correction ``rho g h`` leaves it at rest.
     """
     for k in range(n):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
@@ -407,13 +405,9 @@ def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_
         if not math.isnan(lev):
             w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
         out_area[k] = w * area[k]
-        f = 0.0 if dynamic[b] else 1.0
-        if grad_unit:
-            j = min(max(int(math.floor(pos[k, 1] / a0)), 0), prof.shape[1] - 1)
-            f += prof[b, j] - 1.0
-        if f != 0.0:
-            vel[k, 0] += f * kick_x
-            vel[k, 1] += f * kick_y
+        if not dynamic[b]:
+            vel[k, 0] += kick_x
+            vel[k, 1] += kick_y
 
 
 @njit(cache=True)
@@ -561,7 +555,7 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
     m_in = in_pos.shape[0]
     if push:
         pressure_impulses(in_pos, in_area, in_owner, m_in, state, dynamic, kick_levels, spacing,
-                          grad, cell_count, a0, prof, grad_unit, kick_x, kick_y, out_j, out_tau)
+                          grad, cell_count, a0, prof, kick_x, kick_y, out_j, out_tau)
     sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
     known = False
     for b in range(nb):
@@ -601,13 +595,12 @@ def sync_geometry(state, out_local, out_owner, out_pos, out_vel, in_local, in_ow
                   in_vel, in_area, dynamic, levels, use_levels, kick_levels, spacing, kick_x,
                   kick_y, cover_area, a0, frac, cover_vel, shape_vlocal, shape_vowner,
                   shape_verts, shape_vvel, shape_kind, shape_vstart, shape_radius, margin,
-                  shape_box, out_j, out_tau, submerged, prof, grad_unit):
+                  shape_box, out_j, out_tau, submerged):
     """The ``sync_bodies`` stage's kernels in one call, from the bodies' :data:`STATE_COLUMNS`:
 
     1. :func:`pose_points`: the outline's solid particles and the interior samples;
-    2. :func:`submerged_cover` on the levels and density profiles of the last exchange
-       (``kick_levels`` receives the levels, or NaN where ``use_levels`` is false: without
-       gravity the whole body counts) and
+    2. :func:`submerged_cover` on the levels of the last exchange (``kick_levels`` receives
+       them, or NaN where ``use_levels`` is false: without gravity the whole body counts) and
        :func:`rasterise_cover`: the solid cover of the pressure cells;
     3. :func:`pose_points` and :func:`shape_bounds`: the containment geometry, boxes grown by
        ``margin``;
@@ -620,7 +613,7 @@ def sync_geometry(state, out_local, out_owner, out_pos, out_vel, in_local, in_ow
         for c in range(4):
             kick_levels[b, c] = levels[b, c] if use_levels else np.nan
     submerged_cover(in_pos, in_owner, in_pos.shape[0], dynamic, kick_levels, spacing, in_area,
-                    kick_x, kick_y, in_vel, cover_area, prof, a0, grad_unit)
+                    kick_x, kick_y, in_vel, cover_area)
     rasterise_cover(in_pos, in_vel, cover_area, in_pos.shape[0], a0, frac, cover_vel)
     pose_points(shape_vlocal, shape_vowner, state, shape_verts, shape_vvel)
     shape_bounds(shape_kind, shape_vstart, shape_verts, shape_radius, margin, shape_box)
