@@ -9,6 +9,12 @@ import pymunk
 import pytest
 
 from fluidworld.coupling import kernels as K
+from fluidworld.coupling.buoyancy import (
+    cell_densities,
+    density_profiles,
+    sum_contact_impulses,
+    surface_buoyancy,
+)
 from fluidworld.coupling.sampling import (
     contains,
     geometry_of,
@@ -190,9 +196,10 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
     f.collide(f.params.h)
     f.solve_pressure(f.params.h)
     nw, h, prm = c._n_wall, f.params.h, c.params
-    gx, gy = f.params.gravity
-    layer = c.rho_f * c.spacing_outline * 0.5 * c.a0
-    rgh = -c.rho_f * h
+    gy = f.params.gravity[1]
+    layer = c.spacing_outline * 0.5 * c.a0
+    m1 = c.a0 * c.a0 / f.params.gamma
+    unit = c._grad_unit()
     half_layer = f.r_l * math.sqrt(3.0) / 4.0
     near, far = 0.5 * c._col_w, c.a0 * (0.5 + prm.level_columns)
     c.levels[:] = 50.0  # known levels: measured again only if asked
@@ -202,7 +209,10 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
         return {"vel": f.vel.copy(), "J": np.zeros((nb, 2)), "tau": np.zeros(nb),
                 "box": np.zeros((nb, 4)), "tops": c._tops.copy(), "levels": c.levels.copy(),
                 "sub": np.zeros(nb), "cimp": np.zeros_like(c._cell_imp),
-                "cmass": np.zeros_like(c._cell_mass), "touched": np.zeros(f.count, np.int64)}
+                "cmass": np.zeros_like(c._cell_mass), "touched": np.zeros(f.count, np.int64),
+                "prof": c.density_profile.copy(), "crho": np.zeros_like(c._cell_rho),
+                "cn": np.zeros_like(c._cell_n), "psum": np.zeros_like(c._prof_sum),
+                "pn": np.zeros_like(c._prof_n)}
 
     a = fresh()
     vmax_a = K.exchange_impulses(
@@ -210,17 +220,19 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
         f.cell_grad, f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0, half_layer,
         f.solid_pos[nw:], f.solid_vel[nw:], f.solid_impulse[nw:], c._out_owner, c._in_pos,
         c._in_area, c._in_owner, c.state, c.dynamic, c._kick_levels, c.spacing_interior, True,
-        c.rho_f, c._kick[0], c._kick[1], measure, c._col_w, near, far, 0.5, True, rgh * gx,
-        rgh * gy, prm.drag * layer * h, float(f._mass[0]), -1.0, a["box"], a["tops"],
+        unit, c._kick[0], c._kick[1], measure, c._col_w, near, far, 0.5, True, -gy * h,
+        prm.drag * layer * h, m1, -1.0, a["box"], a["tops"],
         a["levels"], a["J"], a["tau"], a["sub"], a["cimp"], a["cmass"], a["touched"],
-        f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, 2.0 * c.a0)
+        f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, 2.0 * c.a0, c._surf_local,
+        c._surf_normal, c._surf_len, c._surf_owner, c._rho_table, 0.0, a["crho"], a["cn"],
+        a["prof"], a["psum"], a["pn"], c._out_normal)
 
     b = fresh()
-    K.sum_point_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_owner, c.state, 1.0,
-                         b["J"], b["tau"])
+    sum_contact_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_normal, c._out_owner,
+                         c.state, b["J"], b["tau"])
     K.pressure_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state, c.dynamic,
                         c._kick_levels, c.spacing_interior, f.cell_grad, f.cell_count, c.a0,
-                        c.rho_f, c._kick[0], c._kick[1], b["J"], b["tau"])
+                        b["prof"], c._kick[0], c._kick[1], b["J"], b["tau"])
     K.sample_bounds(c._in_pos, c._in_owner, len(c.bodies), 0.5 * c.spacing_interior, b["box"])
     vmax_b = -1.0
     if measure:
@@ -228,13 +240,22 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
                                f.params.gamma, c._col_w, b["tops"])
     K.water_levels(b["box"], b["tops"], c._col_w, f.solid_fraction, c.a0, half_layer, near, far,
                    0.5, b["levels"])
-    K.buoyancy_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state,
-                        b["levels"], c.spacing_interior, rgh * gx, rgh * gy, b["J"], b["tau"],
-                        b["sub"])
+    if measure:
+        lo, hi = K.body_rows_range(b["box"], b["levels"], c.a0, f._nb_start, 1.0 / f.nb_h,
+                                   f.nb_nx, f.nb_ny)
+        hi = min(hi, f.count)
+        cell_densities(f.pos[lo:hi], f.mat[lo:hi], hi - lo, c._rho_table, c.a0, b["crho"],
+                       b["cn"])
+        density_profiles(b["box"], b["crho"], b["cn"], c.a0, near, far, 1.0, b["prof"],
+                         b["psum"], b["pn"])
+    K.submerged_areas(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), b["levels"],
+                      c.spacing_interior, b["sub"])
+    surface_buoyancy(c._surf_local, c._surf_normal, c._surf_len, c._surf_owner, c.state,
+                     b["levels"], b["prof"], c.a0, -gy * h, b["J"], b["tau"])
     K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], c._out_owner, len(c._out_local),
                     c.state, b["levels"], c.dynamic, f.cell_count, f.cell_velocity, f.cell_grad,
-                    f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0,
-                    float(f._mass[0]), prm.drag * layer * h, b["J"], b["tau"], b["cimp"])
+                    f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0, b["prof"],
+                    unit, m1, prm.drag * layer * h, b["J"], b["tau"], b["cimp"])
     K.apply_cell_impulses(b["vel"], f.mat, f.count, f._cell_of, f._mass, b["cimp"], b["cmass"],
                           b["touched"])
 

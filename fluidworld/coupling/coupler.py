@@ -18,9 +18,10 @@ Per substep ``h`` the World calls, in this order:
    (dynamic bodies). The World then steps pymunk by ``h``.
 
 After the last substep, :meth:`Coupler.settle` contains the fluid once more against the bodies'
-new poses. Buoyancy model (see ``docs/architecture.md``, "Coupling and buoyancy"): interior
-samples below the water level measured just left and right of the body get ``-rho_f g A h``
-each, at their world points (Archimedes, with the righting torque).
+new poses. Buoyancy model (see ``docs/architecture.md``, "Coupling and buoyancy"): the
+hydrostatic pressure of the fluid beside the body (its level measured just left and right of the
+body, its density row by row in the same bands) integrated over the submerged surface
+(Archimedes in any fluid or stack of fluids, with the righting torque and no torque on a circle).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from numpy.typing import NDArray
 from . import containment as C
 from . import kernels as K
 from . import rawbody
+from .buoyancy import outline_normals, surface_quadrature
 from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
 
 
@@ -112,7 +114,9 @@ class CouplingParams:
             level is measured.
         containment_eps: Distance beyond the surface where containment puts a particle, as a
             fraction of ``a0``.
-        fluid_density: Density of the fluid for buoyancy (``None``: material 0's density).
+        fluid_density: A fixed density of the fluid for buoyancy, drag and the pressure push,
+            overriding the local one (``None``: the density of the fluid particles beside each
+            body, row by row, measured where its water level is).
     """
 
     buoyancy: bool = True
@@ -150,6 +154,8 @@ class _ShapeRecord:
     outline: NDArray[np.float64]
     interior: NDArray[np.float64]
     area: NDArray[np.float64]
+    surface: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+    normals: NDArray[np.float64]
 
 
 _EMPTY2 = np.zeros((0, 2))
@@ -178,7 +184,11 @@ class Coupler:
         self.spacing_outline = fluid.r_l / 2.0
         self.spacing_interior = self.params.interior_spacing * p.a0
         rho = self.params.fluid_density
-        self.rho_f = float(fluid.material_table[0].density if rho is None else rho)
+        #: The fixed fluid density of the buoyancy (0: the local fluid's, measured per body).
+        self.rho_fixed = 0.0 if rho is None else float(rho)
+        self._rho_table = np.array([m.density for m in fluid.material_table], np.float64)
+        self._cell_rho = np.zeros(fluid.grid_shape)
+        self._cell_n = np.zeros(fluid.grid_shape)
         self._records: dict[pymunk.Shape, _ShapeRecord] = {}
         self.bodies: list[pymunk.Body] = []
         self._dirty = True
@@ -225,7 +235,9 @@ class Coupler:
         g = geometry_of(shape)
         outline = outline_points(g, self.spacing_outline, self.params.solid_inset * self.fluid.r_l)
         interior, area = interior_points(g, self.spacing_interior)
-        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area)
+        surface = surface_quadrature(g, self.spacing_interior)
+        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface,
+                                            outline_normals(g, outline))
         self._dirty = True
 
     def remove_shape(self, shape: pymunk.Shape) -> None:
@@ -264,12 +276,19 @@ class Coupler:
             return np.ascontiguousarray(np.concatenate(arrs)) if arrs else empty.copy()
 
         self._out_local = cat([r.outline for r in recs], _EMPTY2)
+        self._out_normal = cat([r.normals for r in recs], _EMPTY2)
         self._out_owner = cat([np.full(len(r.outline), o, np.int64)
                                for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
         self._in_local = cat([r.interior for r in recs], _EMPTY2)
         self._in_area = cat([r.area for r in recs], np.zeros(0))
         self._in_owner = cat([np.full(len(r.interior), o, np.int64)
                               for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
+        self._surf_local = cat([r.surface[0] for r in recs], _EMPTY2)
+        self._surf_normal = cat([r.surface[1] for r in recs], _EMPTY2)
+        self._surf_len = cat([r.surface[2] for r in recs], np.zeros(0))
+        self._surf_owner = cat([np.full(len(r.surface[2]), o, np.int64)
+                                for r, o in zip(recs, owner_of, strict=True)],
+                               np.zeros(0, np.int64))
         self._in_pos = np.zeros_like(self._in_local)
         self._in_vel = np.zeros_like(self._in_local)
         self._cover_area = np.zeros_like(self._in_area)
@@ -294,6 +313,12 @@ class Coupler:
         self.angular_impulse = np.zeros(nb)
         self.submerged_area = np.zeros(nb)
         self.levels = np.full((nb, 4), np.nan)
+        ny = self.fluid.grid_shape[0]
+        #: Density of the fluid beside each body, per row of pressure cells (n_bodies, ny).
+        self.density_profile = np.full((nb, ny), self.rho_fixed if self.rho_fixed > 0.0
+                                       else float(self._rho_table[0]))
+        self._prof_sum = np.zeros(ny)
+        self._prof_n = np.zeros(ny)
         self._kick_levels = np.full((nb, 4), np.nan)
         self._kick = (0.0, 0.0)
         self.body_box = np.full((nb, 4), np.nan)
@@ -475,6 +500,17 @@ class Coupler:
             self._margin, self._shape_box, self.impulse, self.angular_impulse,
             self.submerged_area)
 
+    def _grad_unit(self) -> bool:
+        """Whether the fluid's ``cell_grad`` is the correction of a particle of density 1 (a
+        particle of density ``rho`` got ``-grad / rho``): the fluid says so with
+        ``grad_per_unit_density``, or ``variable_density`` after a variable-density pressure
+        stage. Otherwise it is every particle's own correction (the single-density stage). Only
+        the drag's estimate of the fluid's velocity depends on it: the cover's own correction
+        is ``cell_grad`` either way (see :func:`.kernels.pressure_impulses`)."""
+        f = self.fluid
+        return bool(getattr(f, "grad_per_unit_density", False)
+                    or getattr(f, "variable_density", False))
+
     def _box_margin(self, h: float) -> float:
         """How far the shapes' boxes are grown: as far as a particle can have moved since the
         ``bin`` stage (twice the largest speed seen in the last exchange times ``h``, plus a
@@ -588,11 +624,11 @@ class Coupler:
         J = self.impulse
         tau = self.angular_impulse
         prm = self.params
-        gx, gy = f.params.gravity
+        gy = f.params.gravity[1]
         if len(self._touched) < f.count:
             self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
-        layer = self.rho_f * self.spacing_outline * 0.5 * self.a0
-        rgh = -self.rho_f * h
+        layer = self.spacing_outline * 0.5 * self.a0  # the drag's fluid layer, per density
+        p = f.params
         # one kernel call for the whole stage: the dozen arrays each step reads are passed once
         self._vmax = K.exchange_impulses(
             f.pos, f.vel, f.mat, f.count, f._mass, f._cell_of, f.cell_count, f.cell_velocity,
@@ -600,14 +636,18 @@ class Coupler:
             f.r_l * math.sqrt(3.0) / 4.0, f.solid_pos[nw:], f.solid_vel[nw:],
             f.solid_impulse[nw:], self._out_owner, self._in_pos, self._in_area, self._in_owner,
             st, self.dynamic, self._kick_levels, self.spacing_interior, prm.pressure_push,
-            self.rho_f, self._kick[0], self._kick[1], measure, self._col_w, 0.5 * self._col_w,
-            self.a0 * (0.5 + prm.level_columns), 0.5, bool(prm.buoyancy and (gx or gy)),
-            rgh * gx, rgh * gy, prm.drag * layer * h, float(f._mass[0]), self._vmax,
-            self.body_box, self._tops, self.levels, J, tau, self.submerged_area, self._cell_imp,
-            self._cell_mass, self._touched, f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny,
+            self._grad_unit(), self._kick[0], self._kick[1], measure, self._col_w,
+            0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
+            # the pressure of the level's column acts along -y (the level is a height)
+            bool(prm.buoyancy and gy < 0.0), -gy * h, prm.drag * layer * h,
+            p.a0 * p.a0 / p.gamma, self._vmax, self.body_box, self._tops, self.levels, J, tau,
+            self.submerged_area, self._cell_imp, self._cell_mass, self._touched, f._nb_start,
+            1.0 / f.nb_h, f.nb_nx, f.nb_ny,
             # how far a particle can have moved between the sort and the deposit (repulsion
             # only): the shapes' box margin plus a cell, ample
-            self._margin + self.a0)
+            self._margin + self.a0, self._surf_local, self._surf_normal, self._surf_len,
+            self._surf_owner, self._rho_table, self.rho_fixed, self._cell_rho, self._cell_n,
+            self.density_profile, self._prof_sum, self._prof_n, self._out_normal)
         self._apply(J, tau)
 
     def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:

@@ -1,0 +1,331 @@
+"""Buoyancy: Archimedes in each fluid, calm water, displacement, at the game preset.
+
+Scenes (each built from the public :class:`~fluidworld.World` API; pools 100 units deep):
+
+* ``float`` -- a box 72 x 24 or a ball of radius 20 of density ``ratio x`` the fluid's, let
+  down onto a pool of water, oil or honey; the submerged area fraction (geometric, below the
+  surface measured from the particles beside the body, time-averaged) against ``ratio``
+  (Archimedes), or, for ``ratio > 1``, where the body ends (on the floor).
+* ``calm`` -- a ball or a box of density 0.5 or 0.8 set at its Archimedes draft on a settled
+  pool of still water: the largest turn (degrees) and the largest drift of its centre (in units
+  of its size: the ball's diameter, the box's width) over 10 s. Theory: 0 and 0.
+* ``displacement`` -- the same pool with and without a floating body (same seed): the rise of
+  the mean surface far from the body against the submerged area over the pool's width (volume
+  conservation: ratio 1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pymunk
+
+from ..fluid import FluidParams
+from ..world import BodyHandle, World
+from . import Row
+
+__all__ = [
+    "rows",
+    "pool",
+    "add_body",
+    "surface_beside",
+    "submerged_fraction",
+    "float_fraction",
+    "calm_motion",
+    "fill",
+    "displacement_ratio",
+    "FloatResult",
+    "paper_wall_drop",
+]
+
+DEPTH = 100.0
+BOX = (72.0, 24.0)
+BALL = 20.0
+
+
+def pool(width: float, height: float, material: str = "water", depth: float = DEPTH,
+         seed: int = 0, fill: bool = True) -> World:
+    """A pool ``depth`` deep of ``material`` in a ``width x height`` world (game preset);
+    ``fill=False``: the world only (fill it with :func:`fill` once bodies are in: the fill
+    leaves out the points inside them)."""
+    w = World(width, height, params=FluidParams.game(width, height, seed=seed))
+    if fill:
+        w.add_fluid_rect(0.0, 0.0, width, depth, material=material)
+    return w
+
+
+def fill(world: World, material: str = "water", depth: float = DEPTH) -> None:
+    """Fill the pool ``depth`` deep, around the bodies already in it."""
+    world.add_fluid_rect(0.0, 0.0, world.fluid.params.width, depth, material=material)
+
+
+def fluid_density(world: World, material: str) -> float:
+    """Density of a material of the world's table, by name."""
+    return float(world.fluid.material_table[world.material_id(material)].density)
+
+
+def add_body(world: World, kind: str, x: float, y_bottom: float, density: float,
+             size: float = 1.0) -> BodyHandle:
+    """A box (``BOX`` x ``size``) or a ball (radius ``BALL`` x ``size``) whose lowest point is
+    at ``y_bottom``."""
+    if kind == "box":
+        bw, bh = BOX[0] * size, BOX[1] * size
+        return world.add_box((x, y_bottom + 0.5 * bh), (bw, bh), density=density)
+    if kind == "ball":
+        r = BALL * size
+        return world.add_ball((x, y_bottom + r), r, density=density)
+    raise ValueError(f"kind must be 'box' or 'ball', got {kind!r}")
+
+
+def body_size(e: BodyHandle) -> float:
+    """A body's size: a ball's diameter, a polygon's width (its bounding box)."""
+    s = e.shape
+    if isinstance(s, pymunk.Circle):
+        return 2.0 * s.radius
+    bb = s.cache_bb()
+    return float(max(bb.right - bb.left, bb.top - bb.bottom))
+
+
+def surface_beside(world: World, x0: float, x1: float, near: float = 5.0,
+                   far: float = 40.0) -> float:
+    """The free surface next to a body spanning ``[x0, x1]``: in 5-unit columns between
+    ``near`` and ``far`` from it on both sides, the highest particle plus half a particle layer
+    (the convention of :func:`fluidworld.scenes.fluid_area`), averaged."""
+    pos = world.fluid.positions
+    tops: list[float] = []
+    for lo, hi in ((x0 - far, x0 - near), (x1 + near, x1 + far)):
+        sel = (pos[:, 0] >= lo) & (pos[:, 0] < hi)
+        if not sel.any():
+            continue
+        col = np.floor((pos[sel, 0] - lo) / 5.0).astype(np.int64)
+        top = np.full(col.max() + 1, -np.inf)
+        np.maximum.at(top, col, pos[sel, 1])
+        tops.extend(top[np.isfinite(top)])
+    return float(np.mean(tops)) + world.fluid.r_l * math.sqrt(3.0) / 4.0
+
+
+def _polygon_area_below(pts: np.ndarray, level: float) -> float:
+    out = []
+    for i in range(len(pts)):
+        p, q = pts[i], pts[(i + 1) % len(pts)]
+        if p[1] < level:
+            out.append(p)
+        if (p[1] < level) != (q[1] < level):
+            out.append(p + (level - p[1]) / (q[1] - p[1]) * (q - p))
+    if len(out) < 3:
+        return 0.0
+    o = np.array(out)
+    return 0.5 * abs(float(np.dot(o[:, 0], np.roll(o[:, 1], -1))
+                           - np.dot(np.roll(o[:, 0], -1), o[:, 1])))
+
+
+def submerged_area(e: BodyHandle, level: float) -> float:
+    """Geometric area of a ball or a polygon below ``level``."""
+    body, s = e.body, e.shape
+    if isinstance(s, pymunk.Circle):
+        r = s.radius
+        h = min(max(level - (body.position.y - r), 0.0), 2.0 * r)
+        return r * r * math.acos((r - h) / r) - (r - h) * math.sqrt(max(2 * r * h - h * h, 0.0))
+    pts = np.array([tuple(body.local_to_world(v)) for v in s.get_vertices()])
+    return _polygon_area_below(pts, level)
+
+
+def submerged_fraction(e: BodyHandle, level: float) -> float:
+    """Geometric fraction of a ball or a polygon below ``level``."""
+    return submerged_area(e, level) / e.shape.area
+
+
+def _draft(kind: str, fraction: float, size: float = 1.0) -> float:
+    """Depth of the lowest point below the surface at which ``fraction`` of the body is under."""
+    if kind == "box":
+        return fraction * BOX[1] * size
+    r = BALL * size
+    lo, hi = 0.0, 2.0 * r
+    for _ in range(50):  # bisection on the circular segment's area
+        h = 0.5 * (lo + hi)
+        seg = r * r * math.acos((r - h) / r) - (r - h) * math.sqrt(max(2 * r * h - h * h, 0.0))
+        lo, hi = (h, hi) if seg < fraction * math.pi * r * r else (lo, h)
+    return 0.5 * (lo + hi)
+
+
+@dataclass(frozen=True)
+class FloatResult:
+    """What :func:`float_fraction` measured.
+
+    Args:
+        fraction: Time-averaged submerged area fraction.
+        bottom: The body's lowest point at the end (0 = the floor).
+        max_speed: The largest body speed seen (units/s).
+    """
+
+    fraction: float
+    bottom: float
+    max_speed: float
+
+
+def float_fraction(kind: str, material: str, ratio: float, seed: int = 0,
+                   seconds: float = 8.0, average: float = 3.0, width: float = 320.0) -> FloatResult:
+    """Drop a body of density ``ratio x`` the fluid's onto a pool of ``material`` (its lowest
+    point a unit above the surface) and run ``seconds``; the submerged fraction is averaged
+    over the last ``average`` seconds."""
+    w = pool(width, 200.0, material, seed=seed)
+    rho = ratio * fluid_density(w, material)
+    e = add_body(w, kind, 0.5 * width, DEPTH + 1.0, rho)
+    n = int(round(seconds * 60))
+    start = n - int(round(average * 60))
+    fr = []
+    vmax = 0.0
+    for i in range(n):
+        w.step()
+        vmax = max(vmax, float(np.hypot(*e.body.velocity)))
+        if i >= start and i % 3 == 0:
+            x0, _, x1, _ = w.coupler.body_box[w.coupler.body_index(e.body)]
+            fr.append(submerged_fraction(e, surface_beside(w, x0, x1)))
+    bb = e.shape.cache_bb()
+    return FloatResult(float(np.mean(fr)), float(bb.bottom), vmax)
+
+
+def calm_motion(kind: str, density: float, seed: int = 0, seconds: float = 10.0,
+                width: float = 320.0, into_pool: bool = False,
+                offset: float = 3.0) -> tuple[float, float]:
+    """A body at its Archimedes draft in a pool of still water (the fill leaves its submerged
+    part out), settled for a second: the largest turn (degrees) and the largest drift of its
+    centre (fraction of its size) over the next ``seconds``. ``into_pool``: the body is put at
+    its draft into a pool that has settled for a second instead (the particles inside it are
+    thrown out, which stirs the water), and measured from then on. The body's centre is
+    ``offset`` right of the pool's middle (a cell face there: a body centred on a face of the
+    pressure grid stays calmer than one off it)."""
+    w = pool(width, 200.0, "water", seed=seed, fill=False)
+    if into_pool:
+        fill(w)
+        for _ in range(60):
+            w.step()
+        level = surface_beside(w, 0.5 * width - 1.0, 0.5 * width + 1.0, 0.0, 0.5 * width)
+        e = add_body(w, kind, 0.5 * width + offset, level - _draft(kind, density), density)
+    else:
+        e = add_body(w, kind, 0.5 * width + offset, DEPTH - _draft(kind, density), density)
+        fill(w)
+        for _ in range(60):
+            w.step()
+    a0 = e.body.angle
+    p0 = np.array(e.body.position)
+    size = body_size(e)
+    turn = drift = 0.0
+    for _ in range(int(round(seconds * 60))):
+        w.step()
+        turn = max(turn, abs(e.body.angle - a0))
+        drift = max(drift, float(np.hypot(*(np.array(e.body.position) - p0))))
+    return math.degrees(turn), drift / size
+
+
+def _mean_surface(world: World, exclude: tuple[float, float]) -> float:
+    """Mean height of the free surface over 5-unit columns outside ``exclude`` (x range)."""
+    pos = world.fluid.positions
+    col = np.floor(pos[:, 0] / 5.0).astype(np.int64)
+    top = np.full(int(world.fluid.params.width // 5.0) + 1, -np.inf)
+    np.maximum.at(top, col, pos[:, 1])
+    xs = (np.arange(len(top)) + 0.5) * 5.0
+    keep = np.isfinite(top) & ((xs < exclude[0]) | (xs > exclude[1]))
+    keep &= (xs > 15.0) & (xs < world.fluid.params.width - 15.0)  # away from the walls
+    return float(top[keep].mean()) + world.fluid.r_l * math.sqrt(3.0) / 4.0
+
+
+def displacement_ratio(kind: str, material: str, ratio: float = 0.8, seed: int = 0,
+                       seconds: float = 6.0, average: float = 3.0,
+                       width: float = 200.0) -> float:
+    """Rise of the surface (far from the body) caused by a floating body, over its submerged
+    area / the pool's width: 1 if the water under the body is not compressed. The same pool
+    and seed run with and without the body; heights are averaged over the last ``average``
+    seconds."""
+    size = 1.5
+    levels = []
+    sub = []
+    for with_body in (False, True):
+        w = pool(width, 200.0, material, seed=seed)
+        rho = ratio * fluid_density(w, material)
+        e = None
+        if with_body:
+            e = add_body(w, kind, 0.5 * width, DEPTH + 1.0, rho, size)
+        n = int(round(seconds * 60))
+        hs = []
+        for i in range(n):
+            w.step()
+            if i >= n - int(round(average * 60)) and i % 3 == 0:
+                if e is None:
+                    hs.append(_mean_surface(w, (0.5 * width, 0.5 * width)))
+                    continue
+                bb = e.shape.cache_bb()
+                lev = _mean_surface(w, (bb.left - 10.0, bb.right + 10.0))
+                hs.append(lev)
+                sub.append(submerged_area(e, lev))
+        levels.append(float(np.mean(hs)))
+    return (levels[1] - levels[0]) / (float(np.mean(sub)) / width)
+
+
+def paper_wall_drop(seed: int = 0, steps: int = 400) -> tuple[float, float, bool]:
+    """Paper preset (:meth:`FluidParams.paper`, 640 x 640, dt 0.1): a ball of radius 20 and
+    density 0.5 dropped from 150 units above a pool 200 deep, beside the left wall. Returns the
+    ball's speed when it reaches the surface, the largest speed of the ball or of any particle
+    after that, and whether anything went NaN."""
+    params = FluidParams.paper(seed=seed)
+    w = World(params.width, params.height, params=params)
+    w.add_fluid_rect(0.0, 0.0, params.width, 200.0)
+    e = w.add_ball((22.0, 370.0), 20.0, density=0.5)
+    impact = 0.0
+    vmax = 0.0
+    nan = False
+    for _ in range(steps):
+        w.step()
+        v = float(np.hypot(*e.body.velocity))
+        nan |= not math.isfinite(v) or bool(np.isnan(w.fluid.velocities).any())
+        if nan:
+            break
+        if impact == 0.0 and e.body.position.y - 20.0 <= 200.0:
+            impact = v
+        elif impact > 0.0:
+            vp = float(np.hypot(*w.fluid.velocities.T).max()) if w.fluid.count else 0.0
+            vmax = max(vmax, v, vp)
+    return impact, vmax, nan
+
+
+def rows(quick: bool) -> list[Row]:
+    """The buoyancy table (``quick``: one seed, the box and ball at fewer densities)."""
+    out: list[Row] = []
+    ratios = (0.6, 0.9, 1.1) if quick else (0.4, 0.6, 0.8, 0.9, 1.1)
+    for material in ("water", "oil", "honey"):
+        secs = 8.0
+        for kind in ("box", "ball"):
+            for r in ratios:
+                res = float_fraction(kind, material, r, seconds=secs)
+                if r < 1.0:
+                    out.append(Row("archimedes", f"{kind} {r:g}x {material}: submerged fraction",
+                                   res.fraction, f"{r:g} +- 0.05",
+                                   abs(res.fraction - r) <= 0.05))
+                else:
+                    deep = DEPTH - 2.0 * (BOX[1] if kind == "box" else 2.0 * BALL)
+                    out.append(Row("archimedes", f"{kind} {r:g}x {material}: bottom height",
+                                   res.bottom, f"< {deep:g} (sinking)",
+                                   res.fraction > 0.99 and res.bottom < deep))
+    for kind in ("ball", "box"):
+        for d in (0.5, 0.8):
+            turn, drift = calm_motion(kind, d)
+            out.append(Row("calm water", f"{kind} {d:g}: largest turn in 10 s (deg)", turn,
+                           "< 30", turn < 30.0))
+            out.append(Row("calm water", f"{kind} {d:g}: largest drift in 10 s (/size)", drift,
+                           "< 0.25", drift < 0.25))
+    for d in (0.5, 0.8):  # put into a settled pool: the water it throws out stirs the pool
+        turn, drift = calm_motion("ball", d, into_pool=True)
+        out.append(Row("calm water", f"ball {d:g} put into the pool: largest turn (deg)", turn,
+                       "< 30", turn < 30.0))
+    for material in ("water", "oil", "honey") if not quick else ("water", "oil"):
+        for kind in ("box", "ball"):
+            r = displacement_ratio(kind, material)
+            out.append(Row("displacement", f"{kind} 0.8x in {material}: rise / (A_sub / width)",
+                           r, ">= 0.9", r >= 0.9))
+    impact, vmax, nan = paper_wall_drop()
+    out.append(Row("paper preset", "ball by a wall: largest speed / impact speed",
+                   vmax / impact if impact > 0 else math.inf, "< 10, no NaN",
+                   not nan and impact > 0 and vmax < 10.0 * impact))
+    return out
