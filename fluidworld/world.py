@@ -39,6 +39,8 @@ from .coupling import Coupler, CouplingParams
 from .coupling.sampling import contains, geometry_of, local_bounds, shape_area
 from .fluid import FluidParams, FluidSystem, Material
 from .fluid.params import _finite, _positive
+from .fluid.solver import Solver
+from .fluid.solvers import make_solver
 
 __all__ = [
     "World",
@@ -259,6 +261,9 @@ class World:
         materials: Fluid material table (default: water, ink, oil, honey).
         coupling: Coupling knobs (:class:`~fluidworld.coupling.CouplingParams`).
         bounds: Put static pymunk walls just outside the domain box so that bodies stay in it.
+        solver: The fluid solver, by name (``"srd"``, the default; see
+            :data:`~fluidworld.fluid.solvers.SOLVER_NAMES`) or a
+            :class:`~fluidworld.fluid.solver.Solver` object.
 
     Example:
         >>> from fluidworld import World
@@ -280,6 +285,7 @@ class World:
         materials: Sequence[Material] | None = None,
         coupling: CouplingParams | None = None,
         bounds: bool = True,
+        solver: str | Solver = "srd",
     ) -> None:
         width = _positive("width", width)
         height = _positive("height", height)
@@ -298,9 +304,10 @@ class World:
         elif not isinstance(space, pymunk.Space):
             raise TypeError(f"space must be a pymunk.Space, got {type(space).__name__}")
         self.fluid = FluidSystem(params, materials)
+        self.fluid.set_solver(make_solver(solver))
         self.space = space
         self.coupler = Coupler(self.fluid, coupling)
-        self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        self.profile: dict[str, float] = dict.fromkeys(self.stages, 0.0)
         #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes:
         #: inside ``advect``, plus remembering positions for it inside ``bin``), ``settle`` (the
         #: end-of-step containment) and ``space_step`` (both inside ``exchange``).
@@ -346,6 +353,8 @@ class World:
             n = max(1, math.ceil(dt / p.h - 1e-9))
         h = dt / n
         self._flush()
+        if list(self.profile) != list(self.stages):  # the solver was changed
+            self.profile = dict.fromkeys(self.stages, 0.0)
         for k in self.profile:
             self.profile[k] = 0.0
         for k in self.profile_detail:
@@ -360,11 +369,10 @@ class World:
                 # the sort also keeps the positions containment starts from (the coupler
                 # turned keep_start_positions on)
                 self._timed("bin", f.bin_particles)
-                self._timed("local_repulsion", f.repulse, h)
-                self._timed("srd_collision", f.collide, h)
-                self._timed("viscosity", f.apply_viscosity, h)
-                self._timed("cell_pressure", f.solve_pressure, h)
-                self._timed("advect", self._advect, h)
+                *inner, last = f.solver.stages
+                for stage in inner:
+                    self._timed(stage, f.solver.run_stage, stage, h)
+                self._timed(last, self._advect, last, h)  # then containment out of shapes
                 self._timed("exchange", self._exchange, h, sub == 0)
             self._timed("exchange", self._settle, h)
             self._timed("events", self._run_events, dt)
@@ -376,13 +384,34 @@ class World:
         f.steps += 1
         self._flush()
 
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The step's stages in order (:data:`STAGES` with SRD): ``sync_bodies``, the fluid's
+        shared and solver stages, ``exchange`` and ``events``."""
+        return ("sync_bodies", *self.fluid.stages, "exchange", "events")
+
+    @property
+    def solver(self) -> str:
+        """The name of the fluid solver the step runs."""
+        return self.fluid.solver.name
+
+    def set_solver(self, solver: str | Solver) -> None:
+        """Switch the fluid solver (by name or object) on the running world; particles, bodies
+        and everything else are kept.
+
+        Raises:
+            ValueError: an unknown solver name. TypeError: not a name or a Solver.
+        """
+        self.fluid.set_solver(make_solver(solver))
+        self.profile = dict.fromkeys(self.stages, 0.0)
+
     def _timed(self, name: str, fn: Callable[..., Any], *args: Any) -> None:
         t0 = time.perf_counter()
         fn(*args)
         self.profile[name] += (time.perf_counter() - t0) * 1e3
 
-    def _advect(self, h: float) -> None:
-        self.fluid.advect(h)
+    def _advect(self, stage: str, h: float) -> None:
+        self.fluid.solver.run_stage(stage, h)
         t0 = time.perf_counter()
         self.coupler.contain()
         self.profile_detail["contain"] += (time.perf_counter() - t0) * 1e3

@@ -14,7 +14,6 @@ from fluidworld.fidelity import buoyancy as B
 from fluidworld.fluid import FluidParams
 from fluidworld.world import World
 
-
 # Known failure, measured after the viscosity stage landed (honey's knob 20,000 units^2/s): the
 # bodies stop where they first settle instead of creeping to their draft -- 1.1x boxes stay at
 # the surface (bottom at 76 of a 100-deep pool after 8 and after 40 s), a 0.6x ball floats at

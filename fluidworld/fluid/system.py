@@ -30,6 +30,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import advection, binning, collision, pressure, pressure_variable, repulsion, viscosity
 from .params import FluidParams, Material, default_materials
+from .solver import SHARED_STAGES, Solver, substep_with
+from .srd_solver import SRDSolver
 from .threads import ThreadPolicy
 
 __all__ = [
@@ -182,7 +184,11 @@ class FluidSystem:
         #: Keep the positions as the ``bin`` stage's sort leaves them (:attr:`start_positions`):
         #: the coupling layer's containment asks where each particle was when the substep began.
         self.keep_start_positions = False
-        self.profile: dict[str, float] = dict.fromkeys(STAGES, 0.0)
+        #: The solver that runs each substep after the shared stages (default SRD; see
+        #: :meth:`set_solver` and :mod:`fluidworld.fluid.solver`).
+        self.solver: Solver = SRDSolver()
+        self.solver.attach(self)
+        self.profile: dict[str, float] = dict.fromkeys(self.stages, 0.0)
         self.steps = 0
         self.put_back = 0  # particles put back into the box in the last step
         #: Extra acceleration per material (n_materials, 2): a simple user force field, e.g. the
@@ -220,6 +226,8 @@ class FluidSystem:
         self._touch = np.zeros(cap, np.int64)
         self._s_nbr_count = np.zeros(cap, np.int64)
         self._cap = cap
+        if hasattr(self, "solver"):  # the solver's per-particle scratch follows the capacity
+            self.solver.attach(self)
 
     @property
     def positions(self) -> NDArray[np.float64]:
@@ -445,15 +453,27 @@ class FluidSystem:
             self.steps += 1
 
     def substep(self) -> None:
-        """One substep: the seven stages in order, each timed into :attr:`profile`."""
-        h = self.params.h
-        self._timed("external_forces", self.apply_external_forces, h)
-        self._timed("bin", self.bin_particles)
-        self._timed("local_repulsion", self.repulse, h)
-        self._timed("srd_collision", self.collide, h)
-        self._timed("viscosity", self.apply_viscosity, h)
-        self._timed("cell_pressure", self.solve_pressure, h)
-        self._timed("advect", self.advect, h)
+        """One substep: the shared stages, then the solver's, each timed into :attr:`profile`
+        (with SRD: :data:`STAGES`)."""
+        substep_with(self, self.solver, self.params.h)
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The names of one substep's stages, in order: the shared ones, then the solver's."""
+        return SHARED_STAGES + tuple(self.solver.stages)
+
+    def set_solver(self, solver: Solver) -> None:
+        """Run the substeps with ``solver`` from now on (the particles are kept).
+
+        Raises:
+            TypeError: ``solver`` does not implement :class:`~fluidworld.fluid.solver.Solver`.
+        """
+        if not isinstance(solver, Solver):
+            raise TypeError(f"solver must implement fluidworld.fluid.solver.Solver, got "
+                            f"{type(solver).__name__}")
+        solver.attach(self)
+        self.solver = solver
+        self.profile = dict.fromkeys(self.stages, 0.0)
 
     def _timed(self, name: str, fn, *args) -> None:  # type: ignore[no-untyped-def]
         t0 = time.perf_counter()
