@@ -20,7 +20,7 @@ DRIVER = textwrap.dedent(
     game = Game()
     y0 = game.crate.position.y
     for _ in range(90):
-        game.on_update(1 / 60)
+        game.on_fixed_update(1 / 60)
     game.on_draw()
     img = np.asarray(arcade.get_image(0, 0, *game.get_size()).convert("RGB")).astype(int)
     blue = (img[..., 2] > img[..., 0] + 40).mean()
