@@ -1,0 +1,168 @@
+"""The World's entities and events: bodies, drains and emitters with generational ids, the
+events a step reports, and what :meth:`World.check` counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pymunk
+
+__all__ = ["BodyEnteredWaterEvent", "BodyLeftWaterEvent", "DrainEvent", "Entity", "BodyHandle",
+           "Drain", "Emitter", "WorldCheck"]
+
+
+@dataclass(frozen=True)
+class BodyEnteredWaterEvent:
+    """A dynamic body's submerged area went from (almost) zero to more than 2 % of its area.
+
+    Attributes:
+        entity_id: The body's entity id. speed: Its speed when it entered. step: World step.
+    """
+
+    entity_id: int
+    speed: float
+    step: int
+
+
+@dataclass(frozen=True)
+class BodyLeftWaterEvent:
+    """A dynamic body left the water (submerged area back below 1 % of its area)."""
+
+    entity_id: int
+    step: int
+
+
+@dataclass(frozen=True)
+class DrainEvent:
+    """A drain removed ``count`` particles in step ``step``."""
+
+    drain_id: int
+    count: int
+    step: int
+
+
+# ---------------------------------------------------------------------------- entities
+@dataclass(eq=False)
+class Entity:
+    """Base of everything the world registers.
+
+    Attributes:
+        id: Integer id with a generation; stale after removal.
+        kind: What it is, for renderers and scripts ("crate", "ball", "wall", "drain", ...).
+    """
+
+    id: int = field(init=False, default=-1)
+    kind: str = "entity"
+
+    @property
+    def alive(self) -> bool:
+        """False once the entity has been removed."""
+        return self.id >= 0 and not getattr(self, "_dead", False)
+
+
+@dataclass(eq=False)
+class BodyHandle(Entity):
+    """A pymunk body and the shapes the world couples to the fluid.
+
+    Attributes:
+        body: The pymunk body (``space.static_body`` for static walls).
+        shapes: The coupled shapes; :attr:`shape` is the first.
+        sprite: Texture name for renderers ("crate", "ball", "barrel", "anvil", "plank",
+            "boat"), or ``None``.
+        size: Local bounding-box size ``(w, h)`` of the shapes (for sizing a sprite).
+        area: Total area of the shapes.
+    """
+
+    body: pymunk.Body = None  # type: ignore[assignment]
+    shapes: tuple[pymunk.Shape, ...] = ()
+    sprite: str | None = None
+    size: tuple[float, float] = (0.0, 0.0)
+    area: float = 0.0
+    _owns_body: bool = False
+    in_water: bool = False
+
+    @property
+    def shape(self) -> pymunk.Shape:
+        """The first (usually only) shape."""
+        return self.shapes[0]
+
+    @property
+    def position(self) -> tuple[float, float]:
+        """Body position (world units)."""
+        p = self.body.position
+        return (p.x, p.y)
+
+    @property
+    def angle(self) -> float:
+        """Body angle (radians)."""
+        return float(self.body.angle)
+
+
+@dataclass(eq=False)
+class Drain(Entity):
+    """A rectangle that removes the fluid particles that reach it.
+
+    Attributes:
+        rect: ``(x0, y0, x1, y1)``. removed: Particles removed so far.
+    """
+
+    rect: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    removed: int = 0
+    kind: str = "drain"
+
+
+@dataclass(eq=False)
+class Emitter(Entity):
+    """A nozzle that emits ``rate`` particles per second (exactly, via an accumulator).
+
+    Attributes:
+        position: Centre of the nozzle. direction: Unit vector of the jet.
+        speed: Jet speed. rate: Particles per second. material: Material id.
+        width: Nozzle width (particles spread across it). enabled: Switch it on and off.
+        emitted: Particles emitted so far. dropped: Particles not emitted (fluid full).
+    """
+
+    position: tuple[float, float] = (0.0, 0.0)
+    direction: tuple[float, float] = (1.0, 0.0)
+    speed: float = 0.0
+    rate: float = 0.0
+    material: int = 0
+    width: float = 0.0
+    enabled: bool = True
+    emitted: int = 0
+    dropped: int = 0
+    kind: str = "emitter"
+    _acc: float = 0.0
+    _slot: float = 0.0
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+@dataclass(frozen=True)
+class WorldCheck:
+    """What :meth:`World.check` counted.
+
+    Args:
+        particles: Live fluid particles.
+        nan: Particles with a non-finite position or velocity.
+        outside: Particles outside the domain box.
+        inside_shapes: Particles inside a coupled shape (an overlap containment should prevent).
+        bodies: Bodies in the Space.
+        bodies_nan: Bodies with a non-finite pose or velocity.
+        bodies_outside: Bodies whose position left the domain (only with boundary walls).
+    """
+
+    particles: int
+    nan: int
+    outside: int
+    inside_shapes: int
+    bodies: int
+    bodies_nan: int
+    bodies_outside: int
+
+    @property
+    def ok(self) -> bool:
+        """No NaN, nothing outside the box or inside a shape, every body finite and inside."""
+        return not (self.nan or self.outside or self.inside_shapes or self.bodies_nan
+                    or self.bodies_outside)

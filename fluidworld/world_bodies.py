@@ -1,0 +1,242 @@
+"""The World's body helpers: static walls, dynamic boxes, balls and polygons, and attaching
+the user's own pymunk bodies (a part of :class:`~fluidworld.world.World`, split from it by
+concept)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pymunk
+from numpy.typing import ArrayLike
+
+from ._args import _convex_vertices, _points, _vec
+from .coupling.sampling import geometry_of, local_bounds, shape_area
+from .entities import BodyHandle, Entity
+from .fluid.params import _finite, _positive
+
+if TYPE_CHECKING:
+    from .coupling import Coupler
+    from .fluid import FluidSystem
+
+__all__ = ["BodyHelpers", "REACH"]
+
+#: How far beyond the domain a shape may reach, in domain sizes (its largest side).
+REACH = 10.0
+
+
+class BodyHelpers:
+    """Static and dynamic bodies of :class:`~fluidworld.world.World`."""
+
+    fluid: FluidSystem
+    space: pymunk.Space
+    coupler: Coupler
+    _body_refs: dict[pymunk.Body, int]
+
+    if TYPE_CHECKING:
+        def _register(self, e: Entity) -> Entity: ...
+
+    # ------------------------------------------------------------------ bodies
+    def _make_bounds(self) -> tuple[pymunk.Shape, ...]:
+        p = self.fluid.params
+        r = p.a0
+        w, h = p.width, p.height
+        sb = self.space.static_body
+        segs = (((-r, -r), (w + r, -r)), ((-r, h + r), (w + r, h + r)),
+                ((-r, -r), (-r, h + r)), ((w + r, -r), (w + r, h + r)))
+        shapes = tuple(pymunk.Segment(sb, a, b, r) for a, b in segs)
+        for s in shapes:
+            s.friction = 0.6
+        self.space.add(*shapes)
+        return shapes
+
+    def _check_reach(self, shapes: Sequence[pymunk.Shape]) -> None:
+        """Refuse shapes that reach absurdly far (more than :data:`REACH` domain sizes beyond
+        the domain): the coupling samples outlines and interiors, so a segment a billion units
+        long would take all the memory there is."""
+        p = self.fluid.params
+        far = REACH * max(p.width, p.height)
+        for s in shapes:
+            bb = s.cache_bb()
+            ext = (bb.left, bb.bottom, bb.right, bb.top)
+            if not all(math.isfinite(v) for v in ext) or (
+                    bb.left < -far or bb.bottom < -far or bb.right > p.width + far
+                    or bb.top > p.height + far):
+                raise ValueError(
+                    f"the shape reaches {ext}, more than {far:g} beyond the domain "
+                    f"(check its position, size, radius, a/b or vertices)")
+
+    def _handle(self, body: pymunk.Body, shapes: Sequence[pymunk.Shape], kind: str,
+                sprite: str | None, owns_body: bool) -> BodyHandle:
+        to_add: list[Any] = []
+        if body is not self.space.static_body and body not in self.space.bodies:
+            to_add.append(body)
+        to_add.extend(s for s in shapes if s not in self.space.shapes)
+        geos = [geometry_of(s) for s in shapes]  # TypeError for unsupported shapes, first
+        self._check_reach(shapes)
+        if to_add:
+            self.space.add(*to_add)
+        for s in shapes:
+            self.coupler.add_shape(s)
+        boxes = np.array([local_bounds(g) for g in geos])
+        size = (float(boxes[:, 2].max() - boxes[:, 0].min()),
+                float(boxes[:, 3].max() - boxes[:, 1].min()))
+        h = BodyHandle(kind=kind, body=body, shapes=tuple(shapes), sprite=sprite, size=size,
+                       area=float(sum(shape_area(g) for g in geos)), _owns_body=owns_body)
+        self._body_refs[body] = self._body_refs.get(body, 0) + 1
+        return self._register(h)  # type: ignore[return-value]
+
+    @staticmethod
+    def _surface(shape: pymunk.Shape, friction: float, elasticity: float) -> None:
+        # chipmunk aborts the whole process on a negative value: refuse it here, by name
+        f = _finite("friction", friction)
+        if f < 0.0:
+            raise ValueError(f"friction must be >= 0, got {friction!r}")
+        e = _finite("elasticity", elasticity)
+        if not 0.0 <= e <= 1.0:
+            raise ValueError(f"elasticity must be in [0, 1], got {elasticity!r}")
+        shape.friction = f
+        shape.elasticity = e
+
+    def add_static_segment(
+        self, a: tuple[float, float], b: tuple[float, float], radius: float = 2.0,
+        friction: float = 0.8, elasticity: float = 0.0, kind: str = "wall",
+    ) -> BodyHandle:
+        """A static wall, floor or ramp from ``a`` to ``b`` with thickness ``2 * radius``."""
+        a = _vec("a", a)
+        b = _vec("b", b)
+        r = _finite("radius", radius)
+        if r < 0:
+            raise ValueError(f"radius must be >= 0, got {radius!r}")
+        s = pymunk.Segment(self.space.static_body, a, b, r)
+        self._surface(s, friction, elasticity)
+        return self._handle(self.space.static_body, [s], kind, None, False)
+
+    def add_static_poly(
+        self, vertices: ArrayLike, radius: float = 0.0, friction: float = 0.8,
+        elasticity: float = 0.0, kind: str = "wall",
+    ) -> BodyHandle:
+        """A static convex polygon (world coordinates; pymunk takes the convex hull)."""
+        v = _points("vertices", vertices, 3)
+        r = _finite("radius", radius)
+        if r < 0:
+            raise ValueError(f"radius must be >= 0, got {radius!r}")
+        s = pymunk.Poly(self.space.static_body, _convex_vertices("vertices", v), radius=r)
+        self._surface(s, friction, elasticity)
+        return self._handle(self.space.static_body, [s], kind, None, False)
+
+    def _dynamic(self, shape_fn: Callable[[pymunk.Body], pymunk.Shape], position: Any,
+                 angle: float, density: float, friction: float, elasticity: float,
+                 sprite: str | None, kind: str | None) -> BodyHandle:
+        pos = _vec("position", position)
+        ang = _finite("angle", angle)
+        dens = _positive("density", density)
+        body = pymunk.Body()
+        body.position = pos
+        body.angle = ang
+        s = shape_fn(body)
+        s.density = dens
+        # a vanishing or overflowing mass (a tiny shape, an absurd density) would give pymunk a
+        # NaN pose at the first step: refuse it here, by the arguments that make it
+        if not (1e-12 < s.mass < 1e30 and 0.0 < s.moment < 1e300):
+            raise ValueError(
+                f"the body's mass (density x area = {dens:g} x {s.area:g}) must lie in "
+                "(1e-12, 1e30): check its size/radius and density")
+        self._surface(s, friction, elasticity)
+        return self._handle(body, [s], kind or sprite or "body", sprite, True)
+
+    def add_box(
+        self, position: tuple[float, float], size: tuple[float, float], density: float = 0.5,
+        angle: float = 0.0, radius: float = 0.0, friction: float = 0.6,
+        elasticity: float = 0.1, sprite: str | None = "crate", kind: str | None = None,
+    ) -> BodyHandle:
+        """A dynamic box of ``size = (w, h)`` centred at ``position``.
+
+        Args:
+            density: Mass per unit area, in the fluid's units (water is 1).
+            radius: Corner rounding (adds to the size, as in pymunk).
+            sprite: Texture name for renderers ("crate", "plank", "anvil", ...).
+            kind: Entity kind (default: the sprite name).
+        """
+        w, h = _vec("size", size)
+        if w <= 0 or h <= 0:
+            raise ValueError(f"size must be positive, got {size!r}")
+        r = _finite("radius", radius)
+        if not 0.0 <= r <= 0.5 * min(w, h):
+            raise ValueError(f"radius must be in [0, min(size) / 2 = {0.5 * min(w, h):g}], "
+                             f"got {radius!r}")
+        return self._dynamic(lambda b: pymunk.Poly.create_box(b, (w, h), radius=r), position,
+                             angle, density, friction, elasticity, sprite, kind)
+
+    def add_ball(
+        self, position: tuple[float, float], radius: float, density: float = 0.5,
+        angle: float = 0.0, friction: float = 0.6, elasticity: float = 0.2,
+        sprite: str | None = "ball", kind: str | None = None,
+    ) -> BodyHandle:
+        """A dynamic ball of ``radius`` centred at ``position``."""
+        r = _positive("radius", radius)
+        return self._dynamic(lambda b: pymunk.Circle(b, r), position, angle, density, friction,
+                             elasticity, sprite, kind)
+
+    def add_poly(
+        self, position: tuple[float, float], vertices: ArrayLike, density: float = 0.5,
+        angle: float = 0.0, radius: float = 0.0, friction: float = 0.6,
+        elasticity: float = 0.1, sprite: str | None = "boat", kind: str | None = None,
+    ) -> BodyHandle:
+        """A dynamic convex polygon; ``vertices`` are body-local (pymunk takes the hull)."""
+        v = _points("vertices", vertices, 3)
+        pts = _convex_vertices("vertices", v)
+        r = _finite("radius", radius)
+        if r < 0:
+            raise ValueError(f"radius must be >= 0, got {radius!r}")
+        return self._dynamic(lambda b: pymunk.Poly(b, pts, radius=r),
+                             position, angle, density, friction, elasticity, sprite, kind)
+
+    def attach(
+        self, body_or_shape: pymunk.Body | pymunk.Shape, kind: str = "body",
+        sprite: str | None = None,
+    ) -> BodyHandle:
+        """Couple a pymunk body (all its shapes) or one shape that you made yourself.
+
+        Static bodies become walls, kinematic ones push the fluid, dynamic ones go both ways.
+        The body and shapes are added to the space if they are not in it yet.
+
+        Raises:
+            TypeError: not a pymunk Body or Shape, or an unsupported shape type.
+            ValueError: a shape without a body, a body without shapes, a non-finite pose,
+                or a dynamic body without mass.
+        """
+        if isinstance(body_or_shape, pymunk.Shape):
+            shapes = [body_or_shape]
+            body = body_or_shape.body
+            if body is None:
+                raise ValueError("body_or_shape is a shape without a body; give it a pymunk.Body")
+        elif isinstance(body_or_shape, pymunk.Body):
+            body = body_or_shape
+            shapes = sorted(body.shapes, key=id)
+            if not shapes:
+                raise ValueError("body_or_shape is a body without shapes; add a shape first")
+        else:
+            raise TypeError(
+                f"body_or_shape must be a pymunk.Body or pymunk.Shape, got "
+                f"{type(body_or_shape).__name__}"
+            )
+        for s in shapes:
+            geometry_of(s)
+        p = body.position
+        v = body.velocity
+        if not all(math.isfinite(x) for x in (p.x, p.y, body.angle, v.x, v.y,
+                                               body.angular_velocity)):
+            raise ValueError("body_or_shape has a non-finite position, angle or velocity")
+        if body.body_type == pymunk.Body.DYNAMIC and body not in self.space.bodies:
+            m = body.mass + sum(s.mass for s in shapes if s not in body.shapes)
+            if not m > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
+                raise ValueError("body_or_shape is a dynamic body without mass or density")
+            if not body.moment > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
+                raise ValueError(
+                    f"body_or_shape is a dynamic body with moment {body.moment!r}; it must be "
+                    "> 0 (pymunk.moment_for_box/circle/poly, inf for no rotation) or come "
+                    "from its shapes' density")
+        return self._handle(body, shapes, kind, sprite, body not in self.space.bodies)

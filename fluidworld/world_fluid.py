@@ -1,0 +1,282 @@
+"""The World's fluid helpers: fills, drains, emitters and the events stage (a part of
+:class:`~fluidworld.world.World`, split from it by concept)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._args import _in_polygon, _points, _vec
+from .coupling.sampling import contains, geometry_of
+from .entities import (
+    BodyEnteredWaterEvent,
+    BodyHandle,
+    BodyLeftWaterEvent,
+    Drain,
+    DrainEvent,
+    Emitter,
+    Entity,
+)
+from .fluid.params import _finite, _positive
+
+if TYPE_CHECKING:
+    from .coupling import Coupler
+    from .fluid import FluidSystem
+
+__all__ = ["FluidHelpers", "MAX_EMITTER_RATE"]
+
+_GOLDEN = 0.6180339887498949
+
+#: Most particles per second one emitter may add (2,000 a step at 50 Hz): beyond this a
+#: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
+MAX_EMITTER_RATE = 100_000.0
+
+
+class FluidHelpers:
+    """Fills, drains, emitters and events of :class:`~fluidworld.world.World`."""
+
+    fluid: FluidSystem
+    coupler: Coupler
+    steps: int
+    particles_added: int
+    particles_removed: int
+    _events: list[Any]
+    _drains: list[Drain]
+    _emitters: list[Emitter]
+    _slots: list[Entity | None]
+
+    if TYPE_CHECKING:
+        def _register(self, e: Entity) -> Entity: ...
+
+    # ------------------------------------------------------------------ fluid helpers
+    def material_id(self, material: int | str) -> int:
+        """Material id from an id or a name ("water", "oil", ...).
+
+        Raises:
+            TypeError: not an int or str. ValueError: no such material.
+        """
+        table = self.fluid.material_table
+        if isinstance(material, str):
+            for k, m in enumerate(table):
+                if m.name == material:
+                    return k
+            raise ValueError(
+                f"material {material!r} is unknown; have {[m.name for m in table]}"
+            )
+        if isinstance(material, bool) or not isinstance(material, int | np.integer):
+            raise TypeError(f"material must be a name or an int id, got {material!r}")
+        if not 0 <= int(material) < len(table):
+            raise ValueError(f"material must be in [0, {len(table) - 1}], got {material}")
+        return int(material)
+
+    def _add_points(self, pts: NDArray[np.float64], material: int | str,
+                    velocity: Any) -> int:
+        mat = self.material_id(material)
+        vel = _vec("velocity", velocity)
+        p = self.fluid.params
+        ok = ((pts[:, 0] >= 0) & (pts[:, 0] <= p.width) & (pts[:, 1] >= 0)
+              & (pts[:, 1] <= p.height))
+        pts = pts[ok]
+        pts = pts[~self._inside_shapes(pts)]
+        n = self.fluid.add_particles(pts, vel, mat)
+        self.particles_added += n
+        return n
+
+    def _lattice(self, x0: float, y0: float, x1: float, y1: float,
+                 spacing: float | None) -> NDArray[np.float64]:
+        """The fill lattice of ``[x0, x1) x [y0, y1)`` clipped to the domain *before* it is
+        built, so that a huge rectangle or a tiny spacing costs nothing; the clipped lattice keeps
+        the points of the unclipped one (its origin moves by whole columns and row pairs).
+
+        Raises:
+            ValueError: the clipped box would hold far more particles than the fluid can take.
+        """
+        f = self.fluid
+        p = f.params
+        s = f.r_l if spacing is None else spacing
+        dy = s * math.sqrt(3.0) / 2.0
+        cx0, cy0 = max(x0, 0.0), max(y0, 0.0)
+        cx1, cy1 = min(x1, p.width), min(y1, p.height)
+        if cx1 <= cx0 or cy1 <= cy0:
+            return np.zeros((0, 2))
+        x0 += s * math.floor((cx0 - x0) / s)
+        y0 += 2.0 * dy * math.floor((cy0 - y0) / (2.0 * dy))
+        estimate = (cx1 - x0) * (cy1 - y0) / (s * dy)
+        room = p.max_particles - f.count
+        if estimate > 2 * room + 1000:
+            raise ValueError(
+                f"this fill would add about {estimate:.3g} particles (spacing {s:g}) but the "
+                f"fluid has room for {room} more (FluidParams.max_particles = {p.max_particles})"
+            )
+        return f.hex_lattice(x0, y0, cx1, cy1, spacing)
+
+    def _inside_shapes(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Which world points lie inside a coupled shape (set-up time only)."""
+        inside = np.zeros(len(pts), bool)
+        for s in self.coupler.shapes:
+            g = geometry_of(s)
+            b = s.body
+            c, sn = math.cos(b.angle), math.sin(b.angle)
+            d = pts - (b.position.x, b.position.y)
+            local = np.column_stack([c * d[:, 0] + sn * d[:, 1], -sn * d[:, 0] + c * d[:, 1]])
+            inside |= contains(g, local)
+        return inside
+
+    def add_fluid_rect(
+        self, x0: float, y0: float, x1: float, y1: float, material: int | str = 0,
+        spacing: float | None = None, velocity: tuple[float, float] = (0.0, 0.0),
+    ) -> int:
+        """Fill a rectangle with fluid on a hexagonal lattice (rest density by default),
+        skipping points inside coupled shapes; returns how many particles were added.
+
+        Raises:
+            ValueError: empty or non-finite rectangle, bad spacing or material, too many
+                particles.
+        """
+        x0, y0 = _vec("(x0, y0)", (x0, y0))
+        x1, y1 = _vec("(x1, y1)", (x1, y1))
+        if x1 <= x0 or y1 <= y0:
+            raise ValueError(f"empty rectangle ({x0}, {y0})-({x1}, {y1})")
+        s = None if spacing is None else _positive("spacing", spacing)
+        return self._add_points(self._lattice(x0, y0, x1, y1, s), material, velocity)
+
+    def add_fluid_circle(
+        self, center: tuple[float, float], radius: float, material: int | str = 0,
+        spacing: float | None = None, velocity: tuple[float, float] = (0.0, 0.0),
+    ) -> int:
+        """Fill a disc with fluid; returns how many particles were added."""
+        cx, cy = _vec("center", center)
+        r = _positive("radius", radius)
+        s = None if spacing is None else _positive("spacing", spacing)
+        pts = self._lattice(cx - r, cy - r, cx + r, cy + r, s)
+        pts = pts[((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < r * r]
+        return self._add_points(pts, material, velocity)
+
+    def add_fluid_polygon(
+        self, vertices: ArrayLike, material: int | str = 0, spacing: float | None = None,
+        velocity: tuple[float, float] = (0.0, 0.0),
+    ) -> int:
+        """Fill a simple polygon (any winding, convex or not) with fluid."""
+        v = _points("vertices", vertices, 3)
+        s = None if spacing is None else _positive("spacing", spacing)
+        (x0, y0), (x1, y1) = v.min(axis=0), v.max(axis=0)
+        pts = self._lattice(x0, y0, x1, y1, s)
+        return self._add_points(pts[_in_polygon(pts, v)], material, velocity)
+
+    # ------------------------------------------------------------------ drains, emitters
+    def add_drain(self, rect: tuple[float, float, float, float]) -> Drain:
+        """A drain: fluid particles inside ``rect = (x0, y0, x1, y1)`` are removed each step
+        and counted (``drain.removed``, :class:`DrainEvent`)."""
+        try:
+            x0, y0, x1, y1 = (_finite("rect", v) for v in rect)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, ValueError) and "finite" in str(exc):
+                raise
+            raise TypeError(f"rect must be (x0, y0, x1, y1), got {rect!r}") from None
+        if x1 <= x0 or y1 <= y0:
+            raise ValueError(f"rect must have x1 > x0 and y1 > y0, got {rect!r}")
+        d = Drain(rect=(x0, y0, x1, y1))
+        self._drains.append(d)
+        return self._register(d)  # type: ignore[return-value]
+
+    def add_emitter(
+        self, position: tuple[float, float], direction: tuple[float, float], speed: float,
+        rate: float, material: int | str = 0, width: float | None = None,
+    ) -> Emitter:
+        """A nozzle: ``rate`` particles per second (exactly ``rate x time``, accumulated)
+        leave ``position`` along ``direction`` at ``speed``, spread across ``width``
+        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`."""
+        pos = _vec("position", position)
+        p = self.fluid.params
+        if not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
+            raise ValueError(f"position {pos} is outside the domain")
+        d = _vec("direction", direction)
+        ln = math.hypot(*d)
+        if ln <= 0.0:
+            raise ValueError("direction must be non-zero")
+        spd = _finite("speed", speed)
+        if spd < 0:
+            raise ValueError(f"speed must be >= 0, got {speed!r}")
+        r = _finite("rate", rate)
+        if not 0 <= r <= MAX_EMITTER_RATE:
+            raise ValueError(f"rate must be in [0, {MAX_EMITTER_RATE:g}] particles/s, "
+                             f"got {rate!r}")
+        w = self.fluid.r_l if width is None else _finite("width", width)
+        if w < 0:
+            raise ValueError(f"width must be >= 0, got {width!r}")
+        e = Emitter(position=pos, direction=(d[0] / ln, d[1] / ln), speed=spd, rate=r,
+                    material=self.material_id(material), width=w)
+        self._emitters.append(e)
+        return self._register(e)  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ events
+    def poll_events(self) -> list[Any]:
+        """Events since the last poll (oldest first), and forget them."""
+        ev, self._events = self._events, []
+        return ev
+
+    def _run_events(self, dt: float) -> None:
+        f = self.fluid
+        for d in self._drains:
+            if f.count == 0:
+                break
+            x0, y0, x1, y1 = d.rect
+            pos = f.positions
+            mask = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
+            k = int(mask.sum())
+            if k:
+                f.remove_particles(mask)
+                d.removed += k
+                self.particles_removed += k
+                self._events.append(DrainEvent(d.id, k, self.steps))
+        for e in self._emitters:
+            if e.enabled:
+                self._emit(e, dt)
+        cp = self.coupler
+        for e in self._slots:
+            if not isinstance(e, BodyHandle) or getattr(e, "_dead", False):
+                continue
+            k = cp.body_index(e.body)
+            if k < 0 or not cp.dynamic[k] or e.area <= 0:
+                continue
+            frac = cp.submerged_area[k] / e.area
+            if not e.in_water and frac > 0.02:
+                e.in_water = True
+                v = e.body.velocity
+                self._events.append(BodyEnteredWaterEvent(e.id, float(v.length), self.steps))
+            elif e.in_water and frac < 0.01:
+                e.in_water = False
+                self._events.append(BodyLeftWaterEvent(e.id, self.steps))
+
+    def _emit(self, e: Emitter, dt: float) -> None:
+        e._acc += e.rate * dt
+        k = int(math.floor(e._acc + 1e-9))
+        if k <= 0:
+            return
+        e._acc -= k
+        f = self.fluid
+        room = f.params.max_particles - f.count
+        if k > room:
+            e.dropped += k - max(room, 0)
+            k = max(room, 0)
+            if k == 0:
+                return
+        dx, dy = e.direction
+        t = (np.arange(k) + 0.5) / k  # emission times within the step
+        lateral = (e._slot + _GOLDEN * np.arange(1, k + 1)) % 1.0 - 0.5
+        e._slot = float((e._slot + _GOLDEN * k) % 1.0)
+        along = e.speed * dt * (1.0 - t)
+        pts = np.column_stack([
+            e.position[0] + dx * along - dy * lateral * e.width,
+            e.position[1] + dy * along + dx * lateral * e.width,
+        ])
+        p = f.params
+        eps = 1e-6 * p.a0
+        pts[:, 0] = np.clip(pts[:, 0], eps, p.width - eps)
+        pts[:, 1] = np.clip(pts[:, 1], eps, p.height - eps)
+        f.add_particles(pts, (dx * e.speed, dy * e.speed), e.material)
+        e.emitted += k
+        self.particles_added += k
