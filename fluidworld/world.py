@@ -95,7 +95,8 @@ class World(FluidHelpers, BodyHelpers):
             world makes one with the fluid's gravity.
         materials: Fluid material table (default: water, ink, oil, honey).
         coupling: Coupling knobs (:class:`~fluidworld.coupling.CouplingParams`).
-        bounds: Put static pymunk walls just outside the domain box so that bodies stay in it.
+        bounds: Put static pymunk walls just outside the domain box so that bodies stay in it
+            (and put back any dynamic body a step too fast for pymunk's walls carried out).
         solver: The fluid solver, by name (``"srd"``, the default; see
             :data:`~fluidworld.fluid.solvers.SOLVER_NAMES`) or a
             :class:`~fluidworld.fluid.solver.Solver` object.
@@ -260,7 +261,38 @@ class World(FluidHelpers, BodyHelpers):
         self.coupler.exchange(h, measure)
         t0 = time.perf_counter()
         self.space.step(h)
+        if self.bounds:
+            self._keep_bodies_inside()
         self.profile_detail["space_step"] += (time.perf_counter() - t0) * 1e3
+
+    def _keep_bodies_inside(self) -> None:
+        """pymunk has no continuous collision: a body fast enough to cross the boundary walls
+        in one substep (10,000 units/s did) would leave the world. A dynamic body whose centre
+        left the domain is put back just inside it, its outward velocity removed."""
+        p = self.fluid.params
+        for b in self.space.bodies:
+            if b.body_type != pymunk.Body.DYNAMIC:
+                continue
+            x, y = b.position
+            if 0.0 <= x <= p.width and 0.0 <= y <= p.height:
+                continue
+            vx, vy = b.velocity
+            if not 0.0 <= x <= p.width:
+                x = min(max(x, 0.0), p.width)
+                vx = 0.0
+            if not 0.0 <= y <= p.height:
+                y = min(max(y, 0.0), p.height)
+                vy = 0.0
+            # as far in as the body's own extent allows (at most to the middle of the domain)
+            hw = hh = 0.0
+            for s in b.shapes:
+                bb = s.cache_bb()
+                hw = max(hw, 0.5 * (bb.right - bb.left))
+                hh = max(hh, 0.5 * (bb.top - bb.bottom))
+            hw = min(hw, 0.5 * p.width)
+            hh = min(hh, 0.5 * p.height)
+            b.position = (min(max(x, hw), p.width - hw), min(max(y, hh), p.height - hh))
+            b.velocity = (vx, vy)
 
     # ------------------------------------------------------------------ registry
     def _register(self, e: Entity) -> Entity:
