@@ -396,6 +396,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"fluidworld: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (``fluidworld levels | head``): end quietly, as Unix tools do;
+        # point stdout at devnull so the interpreter's final flush does not raise again
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -172,3 +172,14 @@ def test_python_dash_m_and_help() -> None:
         assert command in proc.stdout
     assert "render" in build_parser().format_help()
     assert main([]) == 2
+
+
+def test_output_piped_into_a_closed_reader_ends_quietly() -> None:
+    """``fluidworld levels | head -1``: no BrokenPipe traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        f"{sys.executable} -m fluidworld levels | head -1", shell=True, capture_output=True,
+        text=True, timeout=120)
+    assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
