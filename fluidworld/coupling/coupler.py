@@ -255,6 +255,38 @@ class Coupler:
         self._build()
         return self._body_idx.get(body, -1)
 
+    def _bind_bodies(self) -> None:
+        """The per-process handles on :attr:`bodies` (chipmunk pointers, batch buffers, struct
+        addresses, body ids): made when the arrays are built and again after unpickling."""
+        bodies = self.bodies
+        self._handles = [b._body for b in bodies] if _CP is not None else []
+        # batch reads: the bodies' ids, and where they were in the space's body order last time
+        self._ids = np.array([b.id for b in bodies], np.uint64)
+        self._batch_rows = np.zeros(0, np.int64)
+        self._batch_key = b""  # the space's body ids when _batch_rows was found
+        self._batch_buf = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
+        # read into it would let pymunk reallocate numpy's memory
+        self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        # direct struct access: each body's cpBody address (valid while we hold the Body)
+        self._addr = np.array([rawbody.address(b) for b in bodies] if _RAW is not None else [],
+                              np.uint64)
+
+    _PROCESS_LOCAL = ("_handles", "_ids", "_batch_rows", "_batch_key", "_batch_buf",
+                      "_batch_out", "_addr")
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle/deepcopy support: everything but the per-process handles on the bodies."""
+        state = self.__dict__.copy()
+        for name in self._PROCESS_LOCAL:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        if hasattr(self, "bodies"):
+            self._bind_bodies()
+
     def _build(self) -> None:
         """Concatenate the per-shape samples into the flat arrays the kernels read."""
         if not self._dirty:
@@ -327,19 +359,8 @@ class Coupler:
         self._inv_moment = np.zeros(nb)
         self._cog_local = np.zeros((nb, 2))  # each body's centre of gravity, body frame
         self._raw = np.zeros((nb, 6))
-        self._handles = [b._body for b in bodies] if _CP is not None else []
-        # batch reads: the bodies' ids, and where they were in the space's body order last time
-        self._ids = np.array([b.id for b in bodies], np.uint64)
-        self._batch_rows = np.zeros(0, np.int64)
-        self._batch_key = b""  # the space's body ids when _batch_rows was found
-        self._batch_buf = _BATCH.Buffer() if _BATCH is not None and bodies else None
-        # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
-        # read into it would let pymunk reallocate numpy's memory
-        self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        self._bind_bodies()
         self._batch_vel = np.zeros((0, 3))
-        # direct struct access: each body's cpBody address (valid while we hold the Body)
-        self._addr = np.array([rawbody.address(b) for b in bodies] if _RAW is not None else [],
-                              np.uint64)
         self._fields = np.zeros((nb, len(rawbody.FIELDS)))
         # the fluid's solid arrays: walls first, then our outline particles
         f = self.fluid

@@ -198,6 +198,21 @@ class FluidSystem:
         #: :mod:`fluidworld.fluid.threads`; mode ``"fixed"`` leaves numba's setting alone).
         self.threads = ThreadPolicy()
 
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle/deepcopy support: the two potentials are views into their zero-bordered
+        arrays; they are dropped here and made again from the copies of those arrays, so a
+        copy keeps the link and continues exactly like the original."""
+        state = self.__dict__.copy()
+        state.pop("cell_pressure", None)
+        state.pop("cell_density_potential", None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.cell_pressure = self._phi_pad[1:-1, 1:-1]
+        self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
+
     # ------------------------------------------------------------------ storage
     def _reserve(self, cap: int) -> None:
         if cap <= self._cap:
