@@ -51,3 +51,10 @@ def test_soak_checks_a_level_and_prints_its_books():
     text = _run("soak.py", "--steps", "40", "--every", "20", "--levels", "faucet_and_drain")
     row = next(line.split() for line in text.splitlines() if line.startswith("faucet_and_drain"))
     assert int(row[1]) == 40 and row[4:9] == ["0", "0", "0", "0", "0"]
+
+
+def test_peers_short_mode_prints_both_peers_and_their_ratio():
+    text = _run("peers.py", "--sizes", "1500", "--frames", "3", "--warmup", "1")
+    rows = [line.split() for line in text.splitlines() if re.match(r"\s+1500\s", line)]
+    assert [r[1] for r in rows] == ["fluidworld", "pymunk"]
+    assert rows[0][3] == "1.00x" and float(rows[1][2]) > 0
