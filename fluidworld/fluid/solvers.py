@@ -1,4 +1,4 @@
-"""The solvers by name: ``"srd"`` (default), ``"ddr"`` and ``"constraint"`` where present."""
+"""The solvers by name: ``"srd"`` (default) and ``"ddr"`` (double density relaxation)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ __all__ = ["SOLVER_NAMES", "make_solver"]
 # name -> (module, class): imported on first use
 _REGISTRY: dict[str, tuple[str, str]] = {
     "srd": ("fluidworld.fluid.srd_solver", "SRDSolver"),
+    "ddr": ("fluidworld.fluid.ddr_solver", "DDRSolver"),
 }
 
 #: The solver names :func:`make_solver` accepts, in the order the play window cycles them.
