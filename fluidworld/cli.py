@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .fluid.solvers import SOLVER_NAMES
+
 if TYPE_CHECKING:
     from .levels import LevelSource
 
@@ -107,6 +109,8 @@ def _add_render_options(p: argparse.ArgumentParser, *, frames_default: int | Non
                    help="fluid look (default: the level's)")
     p.add_argument("--debug", action="store_true", help="draw the debug overlay")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--solver", choices=SOLVER_NAMES, default=None,
+                   help="fluid solver (default: the level's, srd)")
 
 
 def video_backend() -> str | None:
@@ -146,6 +150,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             mode=args.mode,
             debug=args.debug,
             progress=None if args.quiet else sys.stderr,
+            solver=args.solver,
         )
     except (RuntimeError, ValueError) as exc:
         raise CliError(str(exc)) from None
@@ -197,7 +202,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 1
     from .levels.play import play
 
-    play(args.level, size=args.size, mode=args.mode, watch=args.watch, debug=args.debug)
+    play(args.level, size=args.size, mode=args.mode, watch=args.watch, debug=args.debug,
+         solver=args.solver)
     return 0
 
 

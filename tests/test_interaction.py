@@ -297,3 +297,17 @@ def test_play_window_under_a_slow_clock_keeps_stepping(tmp_path: Path) -> None:
     assert word == "ok"
     assert int(first) >= 40 and int(later) >= 40  # >= 2 steps a frame, in both halves
     assert float(moved) > 1.0  # the bodies move (they start in the air above the pool)
+
+
+def test_v_cycles_the_solver_of_the_running_level(window: Any) -> None:
+    import arcade
+
+    game = make_game(window)
+    n = game.world.fluid.count
+    assert game.world.solver == "srd"
+    game.on_key_press(arcade.key.V)
+    assert game.world.solver == "ddr"
+    for _ in range(3):
+        game.fixed_update(1 / 60)
+    game.on_key_press(arcade.key.V)
+    assert game.world.solver == "srd" and game.world.fluid.count == n

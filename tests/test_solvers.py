@@ -75,3 +75,19 @@ def test_bad_solvers_are_refused_by_name() -> None:
         make_solver(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="solver must implement"):
         FluidSystem(FluidParams.game(200, 120)).set_solver(object())  # type: ignore[arg-type]
+
+
+def test_a_level_names_its_solver() -> None:
+    from fluidworld.levels import Level, LevelSession
+
+    class Blob(Level):
+        width, height = 200.0, 120.0
+        solver = "ddr"
+
+        def build(self, world: World) -> None:
+            world.add_fluid_rect(0, 0, 80, 60)
+
+    s = LevelSession(Blob)
+    assert s.error is None and s.world.solver == "ddr"
+    s.step()
+    assert "ddr_relax" in s.world.profile

@@ -48,7 +48,7 @@ __all__ = ["Level", "RESERVED_KEYS"]
 
 #: Keys the player uses in ``fluidworld play``; levels cannot bind them.
 RESERVED_KEYS: frozenset[str] = frozenset(
-    {"SPACE", "N", "R", "F5", "D", "F", "M", "H", "C", "B", "ESCAPE", "KEY_1", "KEY_2",
+    {"SPACE", "N", "R", "F5", "D", "F", "M", "H", "C", "B", "V", "ESCAPE", "KEY_1", "KEY_2",
      "KEY_3", "KEY_4"}
 )
 
@@ -69,6 +69,7 @@ class Level:
         fluid_params: Extra keyword overrides for :meth:`FluidParams.game` (``a0``, ``gamma``,
             ``substeps``, ``pressure_iterations``, ...).
         pour_material: Material id the right mouse button pours by default.
+        solver: The fluid solver by name (``"srd"``, ``"ddr"``); the player cycles them with V.
         window_size: Preferred window size in pixels; ``None`` fits the camera into 1280x720.
 
     Attributes (set while running):
@@ -90,6 +91,7 @@ class Level:
     background: ClassVar[tuple[int, int, int, int]] = (14, 18, 30, 255)
     fluid_params: ClassVar[dict[str, Any]] = {}
     pour_material: ClassVar[int] = 0
+    solver: ClassVar[str] = "srd"
     window_size: ClassVar[tuple[int, int] | None] = None
 
     def __init__(self) -> None:
@@ -120,7 +122,8 @@ class Level:
         """Create the level's world (override for custom materials or coupling knobs)."""
         from ..world import World
 
-        return World(float(self.width), float(self.height), params=self.make_params())
+        return World(float(self.width), float(self.height), params=self.make_params(),
+                     solver=self.solver)
 
     @property
     def view_rect(self) -> tuple[float, float, float, float]:

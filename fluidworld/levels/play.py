@@ -389,6 +389,7 @@ class Game:
             k.H: self.toggle_help,
             k.C: lambda: self.spawn("crate"),
             k.B: lambda: self.spawn("ball"),
+            k.V: self.cycle_solver,
             k.ESCAPE: self.window.close,
         }
         for i, key in enumerate((k.KEY_1, k.KEY_2, k.KEY_3, k.KEY_4)):
@@ -434,6 +435,19 @@ class Game:
         """Switch the fluid look (liquid/sprites); the choice survives resets and reloads."""
         self.requested_mode = self.fluid_renderer.toggle_mode()
         return self.requested_mode
+
+    def cycle_solver(self) -> str:
+        """Switch the running level's fluid to the next solver (V); returns its name."""
+        from ..fluid.solvers import SOLVER_NAMES
+
+        names = list(SOLVER_NAMES)
+        world = self.world
+        nxt = names[(names.index(world.solver) + 1) % len(names)] if world.solver in names \
+            else names[0]
+        world.set_solver(nxt)
+        if self.session.level is not None:
+            self.session.level.say(f"solver: {nxt}")
+        return nxt
 
     def toggle_help(self) -> bool:
         """Show or hide the help line."""
@@ -731,6 +745,22 @@ class PlayWindow(arcade.Window):
         self.game.on_key_press(symbol, modifiers)
 
 
+def _factory(solver: str | None) -> Callable[[Level], Any] | None:
+    """A world factory that runs ``solver`` instead of the level's (None: the level's own)."""
+    if solver is None:
+        return None
+    from ..fluid.solvers import make_solver
+
+    make_solver(solver)  # an unknown name fails here, before any window opens
+
+    def build(level: Level) -> Any:
+        world = level.make_world()
+        world.set_solver(solver)
+        return world
+
+    return build
+
+
 def play(
     spec: str | Path | type[Level],
     *,
@@ -738,9 +768,10 @@ def play(
     mode: str | None = None,
     watch: bool = False,
     debug: bool = False,
+    solver: str | None = None,
 ) -> None:
-    """Open a window and play a level until it is closed."""
-    session = LevelSession(spec)
+    """Open a window and play a level until it is closed (``solver``: override the level's)."""
+    session = LevelSession(spec, world_factory=_factory(solver))
     if session.error is not None:
         print(f"fluidworld: level error: {session.error}", file=sys.stderr)
     window = PlayWindow(session, size=size, mode=mode, watch=watch, debug=debug)
@@ -854,6 +885,7 @@ def render_level(
     progress: IO[str] | None = sys.stderr,
     window: arcade.Window | None = None,
     on_frame: Callable[[int, npt.NDArray[np.uint8]], Any] | None = None,
+    solver: str | None = None,
 ) -> RenderResult:
     """Step a level headless and write its frames to ``out`` (.png: the last frame; .gif; .mp4).
 
@@ -872,6 +904,7 @@ def render_level(
         progress: Stream for the progress bar (``None``: silent).
         window: Window to draw into (default: the current one or a new hidden one).
         on_frame: Called with ``(index, rgba)`` for every frame written.
+        solver: Fluid solver by name, instead of the level's.
 
     Raises:
         ValueError: Unknown output format or non-positive counts.
@@ -884,7 +917,7 @@ def render_level(
     if frames < 1 or warmup < 0 or (steps_per_frame is not None and steps_per_frame < 1):
         raise ValueError("need frames >= 1, warmup >= 0 and steps_per_frame >= 1")
     spf = steps_per_frame or (2 if fmt == ".gif" else 1)
-    session = LevelSession(spec)
+    session = LevelSession(spec, world_factory=_factory(solver))
     if session.level is None:
         return RenderResult(out, 0, (0, 0), 0.0, session.error)
     win = window
