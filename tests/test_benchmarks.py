@@ -58,3 +58,13 @@ def test_peers_short_mode_prints_both_peers_and_their_ratio():
     rows = [line.split() for line in text.splitlines() if re.match(r"\s+1500\s", line)]
     assert [r[1] for r in rows] == ["fluidworld", "pymunk"]
     assert rows[0][3] == "1.00x" and float(rows[1][2]) > 0
+
+
+def test_solvers_prints_every_solver_in_both_tables():
+    text = _run("solvers.py", "--sizes", "1500", "--steps", "2")
+    speed = [line.split() for line in text.splitlines() if re.match(r"\s+(srd|ddr)\s+\d", line)]
+    assert [r[0] for r in speed] == ["srd", "ddr"] and speed[0][4] == "1.00x"
+    rest = [line.split() for line in text.splitlines()
+            if re.match(r"\s+(srd|ddr)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[+-]", line)]
+    assert [r[0] for r in rest] == ["srd", "ddr"]
+    assert all(abs(float(r[5])) < 0.5 for r in rest)
