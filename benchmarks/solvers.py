@@ -27,7 +27,7 @@ from fluidworld.fluid.solvers import SOLVER_NAMES, make_solver
 def dam_break(n: int, solver: str) -> FluidSystem:
     side = math.sqrt(n * 100.0 / 5.0)
     box = math.ceil(2.5 * side / 10.0) * 10.0
-    fs = FluidSystem(FluidParams.game(box, box, max_particles=max(n, 1000)))
+    fs = FluidSystem(FluidParams.game(box, box, max_particles=2 * n + 1000))
     fs.set_solver(make_solver(solver))
     fs.fill_rect(0.0, 0.0, side, side)
     return fs
