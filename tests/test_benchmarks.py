@@ -62,7 +62,8 @@ def test_peers_short_mode_prints_both_peers_and_their_ratio():
 
 def test_solvers_prints_every_solver_in_both_tables():
     text = _run("solvers.py", "--sizes", "1500", "--steps", "2")
-    speed = [line.split() for line in text.splitlines() if re.match(r"\s+(srd|ddr)\s+\d", line)]
+    speed = [line.split() for line in text.splitlines()
+             if re.match(r"\s+(srd|ddr)\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+x", line)]
     assert [r[0] for r in speed] == ["srd", "ddr"] and speed[0][4] == "1.00x"
     rest = [line.split() for line in text.splitlines()
             if re.match(r"\s+(srd|ddr)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[+-]", line)]
