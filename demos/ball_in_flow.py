@@ -4,7 +4,7 @@ Left basin: a ball is dropped into a pool at rest, plunges and bobs back up (Fig
 Right basin: a dam-break column runs into a light ball and the flow carries it up the far wall
 (Fig. 4 d). J drops the left ball again.
 
-Run: ``python -m demos.ball_in_flow`` or ``fluidworld play ball_in_flow``.
+Run: ``python -m fluidworld.demos.ball_in_flow`` or ``fluidworld play ball_in_flow``.
 """
 
 from __future__ import annotations

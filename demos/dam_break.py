@@ -4,7 +4,7 @@ A square column stands in the lower-left corner, held by nothing; it falls, runs
 floor, climbs the right wall and breaks back. A few crates wait in its path. Press R to run it
 again.
 
-Run: ``python -m demos.dam_break`` or ``fluidworld play dam_break``.
+Run: ``python -m fluidworld.demos.dam_break`` or ``fluidworld play dam_break``.
 """
 
 from __future__ import annotations

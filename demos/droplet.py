@@ -3,7 +3,7 @@
 The drop pushes the pool aside and throws up two liquid sheets. Another drop falls every
 4 seconds (six in all); J drops one by hand.
 
-Run: ``python -m demos.droplet`` or ``fluidworld play droplet``.
+Run: ``python -m fluidworld.demos.droplet`` or ``fluidworld play droplet``.
 """
 
 from __future__ import annotations

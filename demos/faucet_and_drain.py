@@ -4,7 +4,7 @@ The faucet emits exactly ``rate`` particles per second; the drain removes (and c
 particle that reaches it. The status line shows both counters and what is in between. T turns
 the faucet on and off; UP and DOWN change its flow.
 
-Run: ``python -m demos.faucet_and_drain`` or ``fluidworld play faucet_and_drain``.
+Run: ``python -m fluidworld.demos.faucet_and_drain`` or ``fluidworld play faucet_and_drain``.
 """
 
 from __future__ import annotations

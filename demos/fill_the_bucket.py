@@ -4,7 +4,7 @@ You have a limited supply of water. Aim with LEFT/RIGHT, open the hose with T, a
 bucket on the right up to the dashed line before the tank runs dry. Water that misses falls
 into the pit and is lost. R starts again.
 
-Run: ``python -m demos.fill_the_bucket`` or ``fluidworld play fill_the_bucket``.
+Run: ``python -m fluidworld.demos.fill_the_bucket`` or ``fluidworld play fill_the_bucket``.
 """
 
 from __future__ import annotations

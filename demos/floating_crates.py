@@ -4,7 +4,7 @@ The default level. Light bodies (density 0.3-0.7, water is 1) settle with that f
 their volume below the surface; the anvil (density 6) goes to the bottom. Grab them with the
 left mouse button and throw them in; pour more water with the right button.
 
-Run: ``python -m demos.floating_crates`` or ``fluidworld play floating_crates``.
+Run: ``python -m fluidworld.demos.floating_crates`` or ``fluidworld play floating_crates``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A reservoir on the left is held back by a gate (a kinematic pymunk body). Three 
 timer lifts the gate; the released water runs into the harbour as a wave that rocks the boats
 and the crates and piles up against the quay. G closes or opens the gate again.
 
-Run: ``python -m demos.harbor`` or ``fluidworld play harbor``.
+Run: ``python -m fluidworld.demos.harbor`` or ``fluidworld play harbor``.
 """
 
 from __future__ import annotations

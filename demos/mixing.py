@@ -4,7 +4,7 @@ Gravity is off and the box is full. The middle band (green ink, same density as 
 water) is pushed gently downwards; it hits the floor and curls into two vortices. T reverses
 the push.
 
-Run: ``python -m demos.mixing`` or ``fluidworld play mixing``.
+Run: ``python -m fluidworld.demos.mixing`` or ``fluidworld play mixing``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@
     fluidworld bench [NAME ...] [-- ARGS]       # run the scripts in benchmarks/
     fluidworld info                             # versions, GL renderer, numba threads
 
-LEVEL is a built-in name (``harbor``), a module (``demos.harbor``) or a file (``my_level.py``).
+LEVEL is a built-in name (``harbor``), a module (``fluidworld.demos.harbor``) or a file
+(``my_level.py``).
 arcade is imported only by the commands that draw, so ``levels``, ``bench`` and ``--help`` work
 without any GL.
 """
@@ -164,7 +165,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _short_name(source: LevelSource, typed: str) -> str:
-    """A built-in demo's short name when ``source`` is one (``python -m demos.harbor``)."""
+    """A built-in demo's short name when ``source`` is one (``fluidworld.demos.harbor``)."""
     from .levels import LevelError, resolve_level
 
     try:
@@ -213,7 +214,7 @@ def cmd_levels(args: argparse.Namespace) -> int:
 
     names = builtin_levels()
     if not names:
-        print("no built-in levels found (is the demos package installed?)", file=sys.stderr)
+        print("no built-in levels found (is fluidworld.demos installed?)", file=sys.stderr)
         return 1
     width = max(len(n) for n in names)
     status = 0

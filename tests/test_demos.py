@@ -113,8 +113,8 @@ def test_the_puzzle_is_won_with_a_good_aim_and_not_with_the_start_aim() -> None:
 
 @pytest.mark.parametrize("name", DEMOS)
 def test_demo_modules_are_documented_and_runnable(name: str) -> None:
-    mod = importlib.import_module(f"demos.{name}")
-    assert mod.__doc__ and f"python -m demos.{name}" in mod.__doc__
+    mod = importlib.import_module(f"fluidworld.demos.{name}")
+    assert mod.__doc__ and f"python -m fluidworld.demos.{name}" in mod.__doc__
     assert callable(mod.main)
 
 
@@ -122,8 +122,8 @@ def test_python_dash_m_demo_renders_headless(tmp_path: Path) -> None:
     out = tmp_path / "dam.png"
     env = dict(os.environ, ARCADE_HEADLESS="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "demos.dam_break", "--frames", "2", "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+        [sys.executable, "-m", "fluidworld.demos.dam_break", "--frames", "2", "--out", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
     )
     assert proc.returncode == 0, proc.stderr
     assert out.is_file() and out.stat().st_size > 1000

@@ -414,13 +414,14 @@ def test_levels_resolve_by_name_module_and_path() -> None:
     assert {"harbor", "dam_break", "droplet", "mixing", "ball_in_flow", "faucet_and_drain",
             "fill_the_bucket"} <= set(names)
     by_name = resolve_level("harbor")
-    by_module = resolve_level("demos.harbor")
+    by_module = resolve_level("fluidworld.demos.harbor")
+    by_checkout_name = resolve_level("demos.harbor")  # the folder's name in a checkout
     by_path = resolve_level(str(by_name.path))
-    assert by_name.path == by_module.path == by_path.path
-    assert by_name.module == "demos.harbor" and by_path.module is None
-    _, cls = load_level("demos.harbor")
+    assert by_name.path == by_module.path == by_checkout_name.path == by_path.path
+    assert by_name.module == "fluidworld.demos.harbor" and by_path.module is None
+    _, cls = load_level("fluidworld.demos.harbor")
     assert cls.title == "Harbor"
-    assert "demos.harbor" in sys.modules
+    assert "fluidworld.demos.harbor" in sys.modules
 
 
 def test_watch_reports_a_broken_file_once_and_retries_only_when_it_changes(tmp_path: Path) -> None:

@@ -1,9 +1,9 @@
 """Finding, loading and hot-reloading levels, and running one without ever dying on its errors.
 
-A level is named by a file path (``my_level.py``), a module (``demos.harbor``) or the name of a
-built-in demo (``harbor``). Whatever the name, the level's *file* is executed afresh on every
-(re)load with ``importlib`` (``spec_from_file_location`` + ``exec_module``), so editing the file
-and pressing the reload key picks up the change; modules the level imports are not reloaded.
+A level is named by a file path (``my_level.py``), a module (``fluidworld.demos.harbor``) or
+the name of a built-in demo (``harbor``). Whatever the name, the level's *file* is executed
+afresh on every (re)load with ``importlib`` (``spec_from_file_location`` + ``exec_module``), so
+editing the file and pressing the reload key picks up the change; modules the level imports are not reloaded.
 
 Errors in level code -- a syntax error, an exception in ``build``, ``update``, a timer or a key
 action -- become a :class:`LevelError` that names the level file and line.
@@ -13,6 +13,7 @@ is none), ``session.error`` holds the message for the screen, and the next reloa
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import pkgutil
@@ -42,7 +43,7 @@ __all__ = [
 DEFAULT_LEVEL = "floating_crates"
 
 #: The package holding the built-in demo levels.
-DEMOS_PACKAGE = "demos"
+DEMOS_PACKAGE = "fluidworld.demos"
 
 
 class LevelError(Exception):
@@ -123,7 +124,7 @@ class LevelSource:
 
 
 def builtin_levels() -> list[str]:
-    """Names of the built-in demo levels (modules of the ``demos`` package), default first."""
+    """Names of the built-in demo levels (modules of ``fluidworld.demos``), default first."""
     try:
         pkg = importlib.import_module(DEMOS_PACKAGE)
     except ImportError:
@@ -145,6 +146,13 @@ def _unknown(spec: str) -> LevelError:
     )
 
 
+def _find_spec(module: str) -> importlib.machinery.ModuleSpec | None:
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+
+
 def resolve_level(spec: str | Path) -> LevelSource:
     """Find a level's file from a path, a module name or a built-in demo name.
 
@@ -161,10 +169,10 @@ def resolve_level(spec: str | Path) -> LevelSource:
     module = text
     if "." not in text and text in builtin_levels():
         module = f"{DEMOS_PACKAGE}.{text}"
-    try:
-        found = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        found = None
+    found = _find_spec(module)
+    if found is None and module.startswith("demos."):  # the checkout's name for the demos
+        module = f"{DEMOS_PACKAGE}.{module.removeprefix('demos.')}"
+        found = _find_spec(module)
     if found is None or found.origin is None or not found.origin.endswith(".py"):
         raise _unknown(text)
     origin = Path(found.origin)

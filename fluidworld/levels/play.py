@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,17 @@ HUD_COLOR = (225, 230, 240, 255)
 
 
 # ------------------------------------------------------------------------------ drawing helpers
+
+_MISSING_TEXTURES: set[str] = set()
+
+
+def _warn_missing_texture(name: str, exc: FileNotFoundError) -> None:
+    """Warn once per texture name that a body is drawn untextured, naming the file."""
+    if name not in _MISSING_TEXTURES:
+        _MISSING_TEXTURES.add(name)
+        warnings.warn(f"{exc}; drawing the body without it", RuntimeWarning, stacklevel=3)
+
+
 class ShapeLayer:
     """Draws the shapes that have no sprite: walls, floors, gates, plain bodies.
 
@@ -485,7 +497,10 @@ class Game:
                     try:
                         self.sprites.add(e.body, e.sprite, max(w * fw, 1.0), max(h * fh, 1.0),
                                          offset=(ox * w, oy * h))
-                    except (FileNotFoundError, ValueError):
+                    except FileNotFoundError as exc:
+                        _warn_missing_texture(str(e.sprite), exc)
+                        continue
+                    except ValueError:
                         continue
         for eid, body in list(self._sprite_ids.items()):
             if eid not in live:

@@ -8,6 +8,7 @@ The per-body loop in ``sync()`` runs over bodies (dozens), never over particles.
 
 from __future__ import annotations
 
+import importlib.resources
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +18,15 @@ import arcade
 
 __all__ = ["ASSETS_DIR", "BodySprites", "load_body_texture"]
 
-ASSETS_DIR = Path(__file__).resolve().parents[2] / "assets"
-"""Where the bundled textures (crate, ball, barrel, anvil, plank, boat) live in a checkout."""
+
+def _assets_dir() -> Path:
+    """The folder of the ``fluidworld.assets`` package (the top-level ``assets/`` in a checkout)."""
+    return Path(str(importlib.resources.files("fluidworld.assets")))
+
+
+ASSETS_DIR = _assets_dir()
+"""Where the bundled textures (crate, ball, barrel, anvil, plank, boat) live: the
+``fluidworld.assets`` package, found with ``importlib.resources`` (a checkout or a wheel)."""
 
 
 def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None = None) -> Any:
@@ -36,7 +44,9 @@ def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None 
         path = (asset_dir or ASSETS_DIR) / path
     if not path.exists():
         raise FileNotFoundError(
-            f"texture {str(name)!r} not found (looked for {path}); run assets/make_assets.py"
+            f"texture {str(name)!r} not found (looked for {path}); bundled textures: "
+            f"{', '.join(sorted(p.stem for p in ASSETS_DIR.glob('*.png'))) or 'none'} "
+            "(regenerate them with python -m fluidworld.assets.make_assets)"
         )
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     texture = _TEXTURES.get(key)
