@@ -1,4 +1,4 @@
-"""Check an installed fluidworld from an empty folder, the way a user meets it after ``pip install``.
+"""Check an installed fluidworld from an empty folder, as a user meets it after ``pip install``.
 
 CI builds the wheel, installs it (not editable) into a fresh venv and runs this script with that
 venv's Python from an empty folder. It checks that:

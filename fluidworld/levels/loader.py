@@ -3,7 +3,8 @@
 A level is named by a file path (``my_level.py``), a module (``fluidworld.demos.harbor``) or
 the name of a built-in demo (``harbor``). Whatever the name, the level's *file* is executed
 afresh on every (re)load with ``importlib`` (``spec_from_file_location`` + ``exec_module``), so
-editing the file and pressing the reload key picks up the change; modules the level imports are not reloaded.
+editing the file and pressing the reload key picks up the change; modules the level imports
+are not reloaded.
 
 Errors in level code -- a syntax error, an exception in ``build``, ``update``, a timer or a key
 action -- become a :class:`LevelError` that names the level file and line.
