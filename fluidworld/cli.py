@@ -6,6 +6,7 @@
     fluidworld render LEVEL --frames N --out x.gif|x.png|x.mp4
     fluidworld levels                           # built-in levels with their titles
     fluidworld bench [NAME ...] [-- ARGS]       # run the scripts in benchmarks/
+    fluidworld bench --startup [LEVEL]          # seconds to the first frame, cold and warm
     fluidworld info                             # versions, GL renderer, numba threads
 
 LEVEL is a built-in name (``harbor``), a module (``fluidworld.demos.harbor``) or a file
@@ -23,7 +24,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .fluid.solvers import SOLVER_NAMES
 
@@ -138,7 +139,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         resolve_level(args.level)
     except LevelError as exc:
         raise CliError(str(exc)) from None
-    from .levels.play import render_level
+    from .levels.headless import render_level
 
     try:
         result = render_level(
@@ -240,7 +241,10 @@ def benchmark_scripts() -> list[Path]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """``fluidworld bench``: run benchmark scripts, passing ``ARGS`` after ``--`` through."""
+    """``fluidworld bench``: run benchmark scripts, passing ``ARGS`` after ``--`` through;
+    ``--startup``: the seconds to a first rendered frame, cold and warm."""
+    if args.startup:
+        return _bench_startup(args.names[0] if args.names else "floating_crates")
     scripts = benchmark_scripts()
     if not scripts:
         raise CliError(f"no benchmark scripts found in {BENCHMARKS_DIR} (run from a checkout)")
@@ -268,6 +272,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return status
 
 
+def _bench_startup(level: str) -> int:
+    from .startup import measure_startup
+
+    print(f"startup: seconds from a fresh process to the first rendered frame of {level} "
+          "(fluidworld render --frames 1)", flush=True)
+    try:
+        t = measure_startup(level)
+    except (RuntimeError, subprocess.TimeoutExpired) as exc:
+        raise CliError(str(exc)) from None
+    print(f"cold (empty numba cache, first run)  {t.cold:6.1f} s")
+    print(f"warm (cached kernels, best of 3)     {t.warm:6.1f} s")
+    return 0
+
+
 def _version(module: str) -> str:
     try:
         from importlib.metadata import version
@@ -290,11 +308,12 @@ def gl_info() -> dict[str, str]:
         except RuntimeError:
             win = arcade.Window(64, 64, "fluidworld info", visible=False, antialiasing=False)
             owned = True
-        info = win.ctx.info
+        ctx: Any = win.ctx  # arcade's stubs do not declare gl_version
+        info = ctx.info
         out = {
             "vendor": str(info.VENDOR),
             "renderer": str(info.RENDERER),
-            "version": ".".join(str(v) for v in win.ctx.gl_version),
+            "version": ".".join(str(v) for v in ctx.gl_version),
             "headless": str(bool(os.environ.get("ARCADE_HEADLESS"))),
         }
         if owned:
@@ -318,9 +337,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     try:
         import numba
 
+        config: Any = numba.config  # its settings are set at import, unknown to type checkers
         rows.append(("numba threads", f"{numba.get_num_threads()} of "
-                                      f"{numba.config.NUMBA_NUM_THREADS} (cpus: {os.cpu_count()})"))
-        rows.append(("numba layer", str(numba.config.THREADING_LAYER)))
+                                      f"{config.NUMBA_NUM_THREADS} (cpus: {os.cpu_count()})"))
+        rows.append(("numba layer", str(config.THREADING_LAYER)))
     except Exception as exc:
         rows.append(("numba threads", f"unavailable ({exc})"))
     if args.no_gl:
@@ -374,6 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run benchmark scripts; arguments after -- go to each script.")
     p.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
     p.add_argument("--list", action="store_true", help="list the benchmarks")
+    p.add_argument("--startup", action="store_true",
+                   help="time the first rendered frame of a level (default floating_crates), "
+                        "cold and warm; works without a checkout")
     p.set_defaults(func=cmd_bench, script_args=[])
 
     p = sub.add_parser("info", help="versions, GL renderer, numba threads")

@@ -30,8 +30,12 @@ during a step (from a pymunk callback, say) is deferred to the end of the step.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
+import pickle
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -78,6 +82,10 @@ STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_colli
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
 
+#: What :meth:`World.save` writes in a save file's header.
+SAVE_FORMAT = "fluidworld.world"
+SAVE_VERSION = 1
+
 #: Most substeps one ``World.step(dt)`` call may run (a larger ``dt`` is refused: a typo like
 #: ``step(60)`` for one frame would otherwise freeze the game for minutes).
 MAX_STEP_SUBSTEPS = 1024
@@ -91,15 +99,23 @@ class World(FluidHelpers, BodyHelpers):
         height: Domain height.
         params: Fluid parameters; default :meth:`FluidParams.game` ``(width, height)``. Its size
             must match ``width`` x ``height``.
-        space: A pymunk Space to add water to (yours: its gravity is left alone). By default the
-            world makes one with the fluid's gravity.
+        space: A pymunk Space to add water to (yours). By default the world makes one with
+            the fluid's gravity. On your Space, the water takes its gravity from the Space
+            (every step, unless ``params`` sets it: then the Space's gravity is left alone),
+            no boundary walls are added unless ``bounds=True``, and the static shapes in it
+            hold water (see ``attach_static``).
         materials: Fluid material table (default: water, ink, oil, honey).
         coupling: Coupling knobs (:class:`~fluidworld.coupling.CouplingParams`).
         bounds: Put static pymunk walls just outside the domain box so that bodies stay in it
             (and put back any dynamic body a step too fast for pymunk's walls carried out).
+            Default: on when the world makes its Space, off on yours.
         solver: The fluid solver, by name (``"srd"``, the default; see
             :data:`~fluidworld.fluid.solvers.SOLVER_NAMES`) or a
             :class:`~fluidworld.fluid.solver.Solver` object.
+        attach_static: Couple every static, non-sensor shape of the Space as a wall that holds
+            water: those already in it when the world is made, and those added later (picked
+            up at the start of the next step). Dynamic and kinematic bodies are coupled only
+            when you :meth:`attach` them (or make them with ``add_box`` and friends).
 
     Example:
         >>> from fluidworld import World
@@ -120,13 +136,22 @@ class World(FluidHelpers, BodyHelpers):
         space: pymunk.Space | None = None,
         materials: Sequence[Material] | None = None,
         coupling: CouplingParams | None = None,
-        bounds: bool = True,
+        bounds: bool | None = None,
         solver: str | Solver = "srd",
+        attach_static: bool = True,
     ) -> None:
         width = _positive("width", width)
         height = _positive("height", height)
+        own_space = space is None
+        if space is not None and not isinstance(space, pymunk.Space):
+            raise TypeError(f"space must be a pymunk.Space, got {type(space).__name__}")
+        #: Whether each step copies the Space's gravity into the fluid's parameters (a World on
+        #: your Space made without ``params``).
+        self.gravity_from_space = space is not None and params is None
         if params is None:
             params = FluidParams.game(width, height)
+            if space is not None:
+                params = dataclasses.replace(params, gravity=_gravity_of(space))
         elif not isinstance(params, FluidParams):
             raise TypeError(f"params must be a FluidParams, got {type(params).__name__}")
         elif (params.width, params.height) != (width, height):
@@ -137,8 +162,6 @@ class World(FluidHelpers, BodyHelpers):
         if space is None:
             space = pymunk.Space()
             space.gravity = params.gravity
-        elif not isinstance(space, pymunk.Space):
-            raise TypeError(f"space must be a pymunk.Space, got {type(space).__name__}")
         self.fluid = FluidSystem(params, materials)
         self.fluid.set_solver(make_solver(solver))
         self.space = space
@@ -165,8 +188,12 @@ class World(FluidHelpers, BodyHelpers):
         self._drains: list[Drain] = []
         self._emitters: list[Emitter] = []
         self.bounds: tuple[pymunk.Shape, ...] = ()
-        if bounds:
+        if own_space if bounds is None else bounds:
             self.bounds = self._make_bounds()
+        self.attach_static = bool(attach_static)
+        self._shape_count = -1
+        self._refused: set[pymunk.Shape] = set()
+        self._adopt_static_shapes()
 
     # ------------------------------------------------------------------ stepping
     def step(self, dt: float | None = None) -> None:
@@ -189,6 +216,8 @@ class World(FluidHelpers, BodyHelpers):
             n = max(1, math.ceil(dt / p.h - 1e-9))
         h = dt / n
         self._flush()
+        self._adopt_static_shapes()
+        self._follow_space_gravity()
         if list(self.profile) != list(self.stages):  # the solver was changed
             self.profile = dict.fromkeys(self.stages, 0.0)
         for k in self.profile:
@@ -386,6 +415,76 @@ class World(FluidHelpers, BodyHelpers):
             elif isinstance(e, Emitter):
                 self._emitters.remove(e)
 
+    # ------------------------------------------------------------------ the user's Space
+    def _adopt_static_shapes(self) -> None:
+        """Couple the Space's static shapes that nobody attached (see ``attach_static``)."""
+        if not self.attach_static:
+            return
+        shapes = self.space.shapes
+        if len(shapes) == self._shape_count:
+            return
+        known = set(self.coupler.shapes) | set(self.bounds) | self._refused
+        for s in shapes:
+            body = s.body
+            if (s in known or s.sensor or body is None
+                    or body.body_type != pymunk.Body.STATIC):
+                continue
+            try:
+                self.attach(s, kind="wall")
+            except (TypeError, ValueError) as exc:
+                warnings.warn(f"the static shape {s!r} in the Space holds no water: {exc}",
+                              RuntimeWarning, stacklevel=3)
+                self._refused.add(s)
+        self._shape_count = len(self.space.shapes)
+
+    def _follow_space_gravity(self) -> None:
+        if self.gravity_from_space:
+            g = _gravity_of(self.space)
+            if g != self.fluid.params.gravity:
+                self.fluid.params = dataclasses.replace(self.fluid.params, gravity=g)
+
+    # ------------------------------------------------------------------ saving
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Save the whole world (particles, bodies and their Space, entities, time) to a file.
+
+        :meth:`load` gives back a world that continues exactly as this one would (the same
+        :meth:`state_hash` after the same steps). The file is a pickle with a small header:
+        load only files you trust.
+
+        Raises:
+            RuntimeError: Called during a step.
+        """
+        if self._stepping:
+            raise RuntimeError("save() cannot be called during a step")
+        payload = {"format": SAVE_FORMAT, "version": SAVE_VERSION, "world": self}
+        tmp = f"{os.fspath(path)}.tmp"
+        with open(tmp, "wb") as fh:
+            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)  # a crash mid-write leaves the previous save intact
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> World:
+        """A world saved with :meth:`save`.
+
+        Raises:
+            FileNotFoundError: No such file.
+            ValueError: The file is not a fluidworld save, or one of a newer format.
+        """
+        with open(path, "rb") as fh:
+            try:
+                payload = pickle.load(fh)
+            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
+                raise ValueError(f"{os.fspath(path)} is not a fluidworld save ({exc})") from None
+        if not isinstance(payload, dict) or payload.get("format") != SAVE_FORMAT:
+            raise ValueError(f"{os.fspath(path)} is not a fluidworld save")
+        if payload.get("version", 0) > SAVE_VERSION:
+            raise ValueError(f"{os.fspath(path)} is a save of format {payload['version']}; "
+                             f"this fluidworld reads up to {SAVE_VERSION}")
+        world = payload["world"]
+        if not isinstance(world, cls):
+            raise ValueError(f"{os.fspath(path)} holds a {type(world).__name__}, not a World")
+        return world
+
     # ------------------------------------------------------------------ determinism
     def state_hash(self) -> str:
         """A hex digest of the simulation state: the live particles (positions, velocities,
@@ -436,3 +535,8 @@ class World(FluidHelpers, BodyHelpers):
                           outside=int((finite & ~box).sum()), inside_shapes=int(inside.sum()),
                           bodies=len(self.space.bodies), bodies_nan=bodies_nan,
                           bodies_outside=bodies_out)
+
+
+def _gravity_of(space: pymunk.Space) -> tuple[float, float]:
+    g = space.gravity
+    return (float(g[0]), float(g[1]))

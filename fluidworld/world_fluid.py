@@ -236,20 +236,20 @@ class FluidHelpers:
             if e.enabled:
                 self._emit(e, dt)
         cp = self.coupler
-        for e in self._slots:
-            if not isinstance(e, BodyHandle) or getattr(e, "_dead", False):
+        for h in self._slots:
+            if not isinstance(h, BodyHandle) or getattr(h, "_dead", False):
                 continue
-            k = cp.body_index(e.body)
-            if k < 0 or not cp.dynamic[k] or e.area <= 0:
+            k = cp.body_index(h.body)
+            if k < 0 or not cp.dynamic[k] or h.area <= 0:
                 continue
-            frac = cp.submerged_area[k] / e.area
-            if not e.in_water and frac > 0.02:
-                e.in_water = True
-                v = e.body.velocity
-                self._events.append(BodyEnteredWaterEvent(e.id, float(v.length), self.steps))
-            elif e.in_water and frac < 0.01:
-                e.in_water = False
-                self._events.append(BodyLeftWaterEvent(e.id, self.steps))
+            frac = cp.submerged_area[k] / h.area
+            if not h.in_water and frac > 0.02:
+                h.in_water = True
+                v = h.body.velocity
+                self._events.append(BodyEnteredWaterEvent(h.id, float(v.length), self.steps))
+            elif h.in_water and frac < 0.01:
+                h.in_water = False
+                self._events.append(BodyLeftWaterEvent(h.id, self.steps))
 
     def _emit(self, e: Emitter, dt: float) -> None:
         e._acc += e.rate * dt

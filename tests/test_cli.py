@@ -47,8 +47,8 @@ def test_render_gif_has_water_and_bodies_and_a_progress_bar(tmp_path: Path) -> N
     out = tmp_path / "x.gif"
     proc = run_cli("render", "floating_crates", "--frames", "30", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "rendering floating_crates [" in proc.stderr and "frame 30/30" in proc.stderr
-    assert "#" * 28 in proc.stderr  # the bar reaches full
+    assert "rendering floating_crates: 100%" in proc.stderr and "frame 30/30" in proc.stderr
+    assert "60/60" in proc.stderr  # the bar counts steps (2 per GIF frame) and reaches full
     assert f"wrote {out}" in proc.stdout
     frames = gif_frames(out)
     assert len(frames) == 30

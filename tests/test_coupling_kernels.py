@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pymunk
@@ -321,38 +322,17 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
     assert a["frac"].sum() > 0 and np.abs(a["out_vel"]).sum() > 0
 
 
-def test_body_structs_are_read_and_written_like_the_public_api() -> None:
-    """The coupler's direct struct access (``rawbody``) finds every field on this pymunk, reads
-    what pymunk's getters return for dynamic, kinematic and static bodies, tells the dynamic
-    ones by their finite mass, and its velocity write is what the setters would store."""
-    from fluidworld.coupling import rawbody
+def test_the_simulation_uses_only_pymunks_public_api() -> None:
+    """No private pymunk modules, cffi handles or struct layouts anywhere in the package: bodies
+    are read and written through ``pymunk.batch`` and ``Body``'s properties."""
+    from pathlib import Path
 
-    assert rawbody.OFFSETS is not None
-    dyn = pymunk.Body(3.0, 7.5)
-    dyn.center_of_gravity = (1.25, -0.5)
-    dyn.position, dyn.angle = (40.0, -3.5), -2.2
-    dyn.velocity, dyn.angular_velocity = (0.3, 9.0), 1.7
-    kin = pymunk.Body(body_type=pymunk.Body.KINEMATIC)
-    kin.position, kin.velocity, kin.angle = (5.0, 6.0), (-1.0, 2.0), 0.4
-    static = pymunk.Body(body_type=pymunk.Body.STATIC)
-    static.position = (-8.0, 2.5)
-    bodies = [dyn, kin, static]
-    addr = np.array([rawbody.address(b) for b in bodies], np.uint64)
-    out = np.zeros((3, len(rawbody.FIELDS)))
-    rawbody.read_bodies(addr, rawbody.OFFSETS, out)
-    for row, b in zip(out, bodies, strict=True):
-        p, v, c = b.position, b.velocity, b.center_of_gravity
-        assert row[:6].tolist() == [p.x, p.y, b.angle, v.x, v.y, b.angular_velocity]
-        assert row[8:].tolist() == [c.x, c.y]
-        assert math.isfinite(row[6]) == (b.body_type == pymunk.Body.DYNAMIC)
-    assert out[0, 6] == dyn.mass and out[0, 7] == dyn.moment
-    J = np.array([[0.5, -1.0], [9.0, 9.0], [9.0, 9.0]])
-    tau = np.array([0.25, 9.0, 9.0])
-    inv_m = np.array([1.0 / dyn.mass, 0.0, 0.0])
-    inv_i = np.array([1.0 / dyn.moment, 0.0, 0.0])
-    before = (dyn.velocity.x, dyn.velocity.y, dyn.angular_velocity)
-    rawbody.write_velocities(addr, rawbody.OFFSETS, np.array([True, False, False]), J, tau,
-                             inv_m, inv_i)
-    assert (dyn.velocity.x, dyn.velocity.y, dyn.angular_velocity) == (
-        before[0] + 0.5 * inv_m[0], before[1] - 1.0 * inv_m[0], before[2] + 0.25 * inv_i[0])
-    assert (kin.velocity.x, kin.velocity.y) == (-1.0, 2.0)  # only dynamic bodies are written
+    import fluidworld
+
+    root = Path(fluidworld.__file__).parent
+    private = re.compile(r"pymunk\._|\._body\b|\._space\b|cffi|ffi\.|_chipmunk")
+    hits = [f"{p.relative_to(root)}:{n}: {line.strip()}"
+            for p in sorted(root.rglob("*.py"))
+            for n, line in enumerate(p.read_text().splitlines(), 1)
+            if private.search(line) and not line.lstrip().startswith("#")]
+    assert hits == []

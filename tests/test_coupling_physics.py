@@ -231,9 +231,9 @@ def test_coupling_params_validate() -> None:
         CouplingParams(level_columns=0)
 
 
-def test_fast_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
-    """The coupler reads poses through chipmunk's C getters when pymunk exposes them; a world
-    stepped that way is bit-identical to one that reads ``Body.position`` & co."""
+def test_batch_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
+    """The coupler reads poses and writes velocities through ``pymunk.batch`` (pymunk's bulk
+    API); a world stepped that way is bit-identical to one that uses ``Body.position`` & co."""
     from fluidworld.coupling import coupler as C
 
     def run() -> tuple[str, list[tuple[float, float, float]]]:
@@ -245,15 +245,9 @@ def test_fast_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
         bodies = [(b.position.x, b.position.y, b.angle) for b in world.coupler.bodies]
         return world.fluid.state_hash(), bodies
 
-    assert C._RAW is not None  # pymunk 6.9 and 7.x: the struct fields were found
-    assert C._CP is not None  # ... both expose the getters
-    assert C._BATCH is not None  # ... and pymunk.batch
+    assert C._BATCH is not None  # pymunk 6.9 and 7.x both have pymunk.batch
     fast = run()
-    monkeypatch.setattr(C, "_RAW", None)  # batch reads and writes
-    assert run() == fast
-    monkeypatch.setattr(C, "_BATCH", None)  # getters only
-    assert run() == fast
-    monkeypatch.setattr(C, "_CP", None)  # public properties only
+    monkeypatch.setattr(C, "_BATCH", None)  # public properties only
     assert run() == fast
 
 
@@ -264,7 +258,6 @@ def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write
     body-by-body write gives them, the space's other bodies (uncoupled, kinematic, static) keep
     their velocities. A space that lets bodies sleep is written body by body, and an uncoupled
     sleeping body stays asleep."""
-    from fluidworld.coupling import coupler as C
 
     world = pool(240.0, 200.0, 80.0)
     box = world.add_box((80.0, 120.0), (30.0, 20.0), density=0.5).body
@@ -284,13 +277,10 @@ def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write
 
     def write(how: str) -> list[tuple[float, float, float]]:
         saved = [(b.velocity, b.angular_velocity) for b in (box, ball)]
-        if how == "raw":
-            assert c._apply_raw(J, tau)
-        elif how == "batch":
+        if how == "batch":
             assert c._apply_batch(J, tau)
         else:
             with monkeypatch.context() as m:
-                m.setattr(C, "_RAW", None)
                 m.setattr(c, "_batch_out", None)  # neither: body by body
                 c._apply(J, tau)
         got = [(b.velocity.x, b.velocity.y, b.angular_velocity) for b in (box, ball)]
@@ -299,12 +289,11 @@ def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write
         return got
 
     batched, one_by_one = write("batch"), write("one by one")
-    assert batched == one_by_one == write("raw")
+    assert batched == one_by_one
     vx, vy, w = batched[0]
     assert vx == pytest.approx(box.velocity.x + 0.4) and vy == pytest.approx(box.velocity.y - 1.5)
     assert w == pytest.approx(box.angular_velocity + 0.3)
     c._apply_batch(J, tau)
-    c._apply_raw(J, tau)
     assert [(b.velocity, b.angular_velocity) for b in (stranger, kin)] == others
     # sleeping allowed: body by body, and a body that gets nothing is not woken
     world.space.sleep_time_threshold = 0.5
@@ -313,7 +302,7 @@ def test_impulses_are_written_back_in_one_batch_and_match_the_body_by_body_write
     stranger.velocity, stranger.angular_velocity = (0.0, 0.0), 0.0
     stranger.sleep()
     assert stranger.is_sleeping
-    assert not c._apply_batch(J, tau) and not c._apply_raw(J, tau)
+    assert not c._apply_batch(J, tau)
     c._apply(J, tau)
     assert stranger.is_sleeping
 

@@ -251,7 +251,7 @@ def test_play_window_forwards_events_at_a_fixed_rate(tmp_path: Path) -> None:
 
 
 def test_render_helpers_need_no_display(window: Any, tmp_path: Path) -> None:
-    from fluidworld.levels.play import render_level
+    from fluidworld.levels.headless import render_level
 
     frames: list[np.ndarray] = []
     result = render_level(Yard, tmp_path / "y.png", frames=2, progress=None, window=window,

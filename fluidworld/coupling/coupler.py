@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pymunk
@@ -36,37 +36,14 @@ from numpy.typing import NDArray
 
 from . import containment as C
 from . import kernels as K
-from . import rawbody
 from .buoyancy import outline_normals, surface_quadrature
 from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
 
 
-def _chipmunk_reader() -> object | None:
-    """Chipmunk's C getters, if this pymunk exposes them the way 6.9 and 7.x do.
-
-    Reading a body's pose through them is ~2x faster than through ``Body.position`` & co (no
-    Vec2d per read); the coupler reads every body three times a step. ``None`` (then the public
-    properties are used) if the layout is not the expected one.
-    """
-    try:
-        from pymunk._chipmunk import lib  # type: ignore[import-not-found]
-
-        probe = pymunk.Body(2.0, 3.0)
-        probe.position = (1.0, 2.0)
-        pos = lib.cpBodyGetPosition(probe._body)
-        if (pos.x, pos.y, lib.cpBodyGetMass(probe._body)) != (1.0, 2.0, 2.0):
-            return None
-        return lib
-    except Exception:  # any other pymunk build: fall back to the public API
-        return None
-
-
-_CP = _chipmunk_reader()
-
-
-def _batch_reader() -> object | None:
-    """``pymunk.batch`` (6.6+, 7.x): every body of a space read in one C call. ``None`` where
-    this pymunk has no batch module; the coupler then reads body by body."""
+def _batch_reader() -> Any:
+    """``pymunk.batch`` (6.6+, 7.x): every body of a space read or written in one C call,
+    pymunk's public API for bulk body access. ``None`` where this pymunk has no batch module;
+    the coupler then reads and writes body by body through ``Body``'s properties."""
     try:
         import pymunk.batch as batch
 
@@ -82,8 +59,6 @@ _BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
 #: What the impulses change, written back for the whole space in one call.
 _BATCH_SET_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.VELOCITY
                      | _BATCH.BodyFields.ANGULAR_VELOCITY)
-#: Where the body fields sit in chipmunk's structs (``rawbody``); None: read through pymunk.
-_RAW = rawbody.OFFSETS
 
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
@@ -256,10 +231,9 @@ class Coupler:
         return self._body_idx.get(body, -1)
 
     def _bind_bodies(self) -> None:
-        """The per-process handles on :attr:`bodies` (chipmunk pointers, batch buffers, struct
-        addresses, body ids): made when the arrays are built and again after unpickling."""
+        """The per-process handles on :attr:`bodies` (batch buffers, body ids): made when the
+        arrays are built and again after unpickling."""
         bodies = self.bodies
-        self._handles = [b._body for b in bodies] if _CP is not None else []
         # batch reads: the bodies' ids, and where they were in the space's body order last time
         self._ids = np.array([b.id for b in bodies], np.uint64)
         self._batch_rows = np.zeros(0, np.int64)
@@ -268,12 +242,8 @@ class Coupler:
         # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
         # read into it would let pymunk reallocate numpy's memory
         self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
-        # direct struct access: each body's cpBody address (valid while we hold the Body)
-        self._addr = np.array([rawbody.address(b) for b in bodies] if _RAW is not None else [],
-                              np.uint64)
 
-    _PROCESS_LOCAL = ("_handles", "_ids", "_batch_rows", "_batch_key", "_batch_buf",
-                      "_batch_out", "_addr")
+    _PROCESS_LOCAL = ("_ids", "_batch_rows", "_batch_key", "_batch_buf", "_batch_out")
 
     def __getstate__(self) -> dict[str, object]:
         """Pickle/deepcopy support: everything but the per-process handles on the bodies."""
@@ -361,7 +331,6 @@ class Coupler:
         self._raw = np.zeros((nb, 6))
         self._bind_bodies()
         self._batch_vel = np.zeros((0, 3))
-        self._fields = np.zeros((nb, len(rawbody.FIELDS)))
         # the fluid's solid arrays: walls first, then our outline particles
         f = self.fluid
         f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
@@ -381,60 +350,33 @@ class Coupler:
             ValueError: a body has a non-finite position, angle or velocity.
         """
         self._build()
-        st = self.state
-        if _RAW is not None:  # every field of every body in one kernel call
-            fields = self._fields
-            rawbody.read_bodies(self._addr, _RAW, fields)
-            if full:
-                m = fields[:, 6]
-                self._set_mass_properties(fields[:, 8:10], np.isfinite(m), m, fields[:, 7])
-            self._raw[:] = fields[:, :6]
-            K.body_state(self._raw, self._cog_local, st)
-            self._check_state()
-            return
-        cp = _CP
         if full:
-            # one tuple per body (centre of gravity, dynamic?, mass, moment), then whole arrays:
-            # element-wise numpy writes cost more than the getters
-            DYNAMIC = pymunk.Body.DYNAMIC
-            props: list[tuple[float, float, float, float, float]] = []
-            if cp is not None:
-                get_cog, get_type = cp.cpBodyGetCenterOfGravity, cp.cpBodyGetType
-                get_m, get_i = cp.cpBodyGetMass, cp.cpBodyGetMoment
-                for hb in self._handles:
-                    c = get_cog(hb)
-                    if get_type(hb) == DYNAMIC:
-                        props.append((c.x, c.y, 1.0, get_m(hb), get_i(hb)))
-                    else:
-                        props.append((c.x, c.y, 0.0, 0.0, 0.0))
-            else:
-                for b in self.bodies:
-                    c = b.center_of_gravity
-                    if b.body_type == DYNAMIC:
-                        props.append((c.x, c.y, 1.0, b.mass, b.moment))
-                    else:
-                        props.append((c.x, c.y, 0.0, 0.0, 0.0))
-            a = np.array(props, np.float64).reshape(-1, 5)
-            self._set_mass_properties(a[:, :2], a[:, 2] > 0.0, a[:, 3], a[:, 4])
-        rows = []
-        if self._read_batch():
-            K.body_state(self._raw, self._cog_local, st)
-        elif cp is not None:
-            get_p, get_v = cp.cpBodyGetPosition, cp.cpBodyGetVelocity
-            get_a, get_w = cp.cpBodyGetAngle, cp.cpBodyGetAngularVelocity
-            for h in self._handles:
-                p = get_p(h)
-                v = get_v(h)
-                rows.append((p.x, p.y, get_a(h), v.x, v.y, get_w(h)))
-        else:
+            self._read_mass_properties()
+        if not self._read_batch():
+            rows = []
             for b in self.bodies:
                 p = b.position
                 v = b.velocity
                 rows.append((p.x, p.y, b.angle, v.x, v.y, b.angular_velocity))
-        if rows:
-            self._raw[:] = rows
-            K.body_state(self._raw, self._cog_local, st)
+            if rows:
+                self._raw[:] = rows
+        if len(self.bodies):
+            K.body_state(self._raw, self._cog_local, self.state)
         self._check_state()
+
+    def _read_mass_properties(self) -> None:
+        """Centre of gravity, dynamic?, mass and moment of every body (one tuple each, then
+        whole arrays: element-wise numpy writes cost more than the getters)."""
+        dynamic = pymunk.Body.DYNAMIC
+        props: list[tuple[float, float, float, float, float]] = []
+        for b in self.bodies:
+            c = b.center_of_gravity
+            if b.body_type == dynamic:
+                props.append((c.x, c.y, 1.0, b.mass, b.moment))
+            else:
+                props.append((c.x, c.y, 0.0, 0.0, 0.0))
+        a = np.array(props, np.float64).reshape(-1, 5)
+        self._set_mass_properties(a[:, :2], a[:, 2] > 0.0, a[:, 3], a[:, 4])
 
     def _set_mass_properties(self, cog: NDArray[np.float64], dynamic: NDArray[np.bool_],
                              mass: NDArray[np.float64], moment: NDArray[np.float64]) -> None:
@@ -679,38 +621,18 @@ class Coupler:
         ways give the same doubles. Setting a velocity wakes a sleeping body, as an impulse
         does; bodies that get nothing are left alone.
         """
-        if self._apply_raw(J, tau) or self._apply_batch(J, tau):
+        if self._apply_batch(J, tau):
             return
         dyn = self.dynamic.tolist()
         inv_m = self._inv_mass.tolist()
         inv_i = self._inv_moment.tolist()
         rows = zip(self.bodies, J.tolist(), tau.tolist(), strict=True)
-        cp = _CP
-        handles = self._handles
         for k, (b, (jx, jy), t) in enumerate(rows):
             if not dyn[k] or (jx == 0.0 and jy == 0.0 and t == 0.0):
                 continue
-            if cp is not None:  # Body.velocity & co, without their wrappers
-                h = handles[k]
-                v = cp.cpBodyGetVelocity(h)
-                cp.cpBodySetVelocity(h, (v.x + jx * inv_m[k], v.y + jy * inv_m[k]))
-                cp.cpBodySetAngularVelocity(h, cp.cpBodyGetAngularVelocity(h) + t * inv_i[k])
-            else:
-                v = b.velocity
-                b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
-                b.angular_velocity = b.angular_velocity + t * inv_i[k]
-
-    def _apply_raw(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> bool:
-        """:meth:`_apply` straight into the bodies' structs (``rawbody``), which skips waking a
-        sleeping body: only while the bodies' space lets no body sleep. False where not used."""
-        if _RAW is None or not len(self.bodies):
-            return False
-        space = self.bodies[0].space  # the World's bodies share one space
-        if space is not None and space.sleep_time_threshold != math.inf:
-            return False
-        rawbody.write_velocities(self._addr, _RAW, self.dynamic, J, tau, self._inv_mass,
-                                 self._inv_moment)
-        return True
+            v = b.velocity
+            b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
+            b.angular_velocity = b.angular_velocity + t * inv_i[k]
 
     def _apply_batch(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> bool:
         """:meth:`_apply` for the whole space in one read and one write (``pymunk.batch``).

@@ -74,7 +74,7 @@ class DDRSolver:
     """
 
     name = "ddr"
-    stages = ("ddr_viscosity", "ddr_predict", "ddr_relax", "advect")
+    stages: tuple[str, ...] = ("ddr_viscosity", "ddr_predict", "ddr_relax", "advect")
 
     def __init__(self, params: DDRParams | None = None) -> None:
         self.params = params if params is not None else DDRParams()

@@ -303,4 +303,4 @@ class FluidParams:
             pressure_solver="converged",
         )
         base.update(changes)
-        return cls(**base)  # type: ignore[arg-type]
+        return cls(**base)

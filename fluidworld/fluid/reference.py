@@ -337,7 +337,7 @@ def _shift(a: F64, dj: int, di: int, fill) -> F64:
 
 def _inside(shape, dj: int, di: int) -> NDArray[np.bool_]:
     """Whether neighbour (j + dj, i + di) of each cell lies inside the grid."""
-    return _shift(np.ones(shape, bool), dj, di, False)
+    return _shift(np.ones(shape, bool), dj, di, False).astype(bool)
 
 
 def converged_rhs(cnt, vel_c, a0, gamma, h, beta):

@@ -24,7 +24,7 @@ class SRDSolver:
     explicit viscosity stage (the default solver; its knobs live in :class:`FluidParams`)."""
 
     name = "srd"
-    stages = SRD_STAGES
+    stages: tuple[str, ...] = SRD_STAGES
 
     def __init__(self) -> None:
         self.fluid: FluidSystem | None = None

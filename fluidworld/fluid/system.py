@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -79,6 +79,13 @@ class FluidSystem:
         >>> fs.count
         248
     """
+
+    # scratch arrays that are resized keeping their width (declared for the type checker)
+    _nbr: NDArray[np.uint32]
+    _s_nbr: NDArray[np.uint32]
+    _near: NDArray[np.uint8]
+    _near_marked: NDArray[np.int64]
+    _n_near: int
 
     def __init__(
         self, params: FluidParams | None = None, materials: Sequence[Material] | None = None
@@ -490,7 +497,7 @@ class FluidSystem:
         self.solver = solver
         self.profile = dict.fromkeys(self.stages, 0.0)
 
-    def _timed(self, name: str, fn, *args) -> None:  # type: ignore[no-untyped-def]
+    def _timed(self, name: str, fn: Callable[..., object], *args: object) -> None:
         t0 = time.perf_counter()
         fn(*args)
         self.profile[name] = self.profile.get(name, 0.0) + (time.perf_counter() - t0) * 1e3

@@ -9,8 +9,9 @@
 - ``LevelSession``: builds, steps and reloads a level; level errors become a ``LevelError`` with
   file and line, and never stop the loop.
 
-This package does not import arcade (levels run headless). The interactive player and the
-headless renderer live in :mod:`fluidworld.levels.play`, which does and is imported on demand.
+This package does not import arcade (levels run headless). The interactive player
+(:mod:`fluidworld.levels.play`) and the headless renderer (:mod:`fluidworld.levels.headless`)
+do, and are imported on demand.
 """
 
 from __future__ import annotations

@@ -267,7 +267,8 @@ class Level:
 
     def drain(self, region: Sequence[float]) -> Drain:
         """A drain: ``world.add_drain((x0, y0, x1, y1))``; ``drain.removed`` counts particles."""
-        return self._world().add_drain(tuple(region))
+        x0, y0, x1, y1 = (float(v) for v in region)
+        return self._world().add_drain((x0, y0, x1, y1))
 
     def _world(self) -> World:
         if self.world is None:

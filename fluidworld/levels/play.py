@@ -14,18 +14,17 @@ This is the only module of :mod:`fluidworld.levels` that imports arcade.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import arcade
 import numpy as np
-import numpy.typing as npt
 import pymunk
 
 from ..render import (
@@ -36,7 +35,6 @@ from ..render import (
     LiquidStyle,
     SplashSystem,
 )
-from ..render.offscreen import offscreen_window, read_pixels
 from .base import Level
 from .loader import LevelSession
 
@@ -46,11 +44,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Game",
     "PlayWindow",
-    "ProgressBar",
-    "RenderResult",
     "ShapeLayer",
     "play",
-    "render_level",
 ]
 
 #: Fixed updates further behind than this (s) are dropped: slow motion rather than a spiral.
@@ -173,6 +168,8 @@ class Game:
         ms_per_step: Smoothed wall time of a physics step (ms).
         fps: Smoothed frames per second of ``draw``.
     """
+
+    fluid_renderer: FluidRenderer
 
     def __init__(
         self,
@@ -405,7 +402,7 @@ class Game:
             k.ESCAPE: self.window.close,
         }
         for i, key in enumerate((k.KEY_1, k.KEY_2, k.KEY_3, k.KEY_4)):
-            actions[key] = lambda m=i: self.set_pour_material(m)
+            actions[key] = functools.partial(self.set_pour_material, i)
         action = actions.get(symbol)
         if action is not None:
             action()
@@ -791,203 +788,3 @@ def play(
         print(f"fluidworld: level error: {session.error}", file=sys.stderr)
     window = PlayWindow(session, size=size, mode=mode, watch=watch, debug=debug)
     window.run()
-
-
-# ------------------------------------------------------------------------------ headless output
-class ProgressBar:
-    """A one-line text progress bar on a stream (stderr), redrawn with carriage returns.
-
-    Args:
-        total: Number of units.
-        label: Text before the bar.
-        stream: Where to write; ``None`` disables output.
-        width: Bar width in characters.
-    """
-
-    def __init__(self, total: int, label: str, stream: IO[str] | None = sys.stderr,
-                 width: int = 28) -> None:
-        self.total = max(int(total), 1)
-        self.label = label
-        self.stream = stream
-        self.width = width
-        self.t0 = time.perf_counter()
-        self._last = -1.0
-        self._decile = -1
-        self._open_line = False
-
-    def update(self, done: int, info: str = "") -> None:
-        """Redraw with ``done`` units complete.
-
-        On a terminal the line is redrawn in place (at most ~20 times a second); otherwise (a
-        log file, a pipe) one line is written per 10 % of progress.
-        """
-        if self.stream is None:
-            return
-        now = time.perf_counter()
-        frac = min(max(done / self.total, 0.0), 1.0)
-        tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        if tty:
-            if done < self.total and now - self._last < 0.05:
-                return
-        elif int(frac * 10) == self._decile:
-            return
-        self._last = now
-        self._decile = int(frac * 10)
-        fill = round(frac * self.width)
-        elapsed = now - self.t0
-        eta = elapsed * (1 - frac) / frac if frac > 0 else 0.0
-        bar = "#" * fill + "-" * (self.width - fill)
-        line = (f"{self.label} [{bar}] {done}/{self.total} {info}  {elapsed:.0f}s elapsed, "
-                f"~{eta:.0f}s left")
-        self.stream.write(f"\r{line} " if tty else f"{line}\n")
-        self.stream.flush()
-        self._open_line = tty
-
-    def close(self) -> None:
-        """Finish the line."""
-        if self.stream is not None and self._open_line:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._open_line = False
-
-
-@dataclass(frozen=True)
-class RenderResult:
-    """What :func:`render_level` wrote.
-
-    Attributes:
-        path: Output file. frames: Frames written. size: Image size ``(w, h)``.
-        ms_per_step: Mean wall time of a physics step. error: The level error, if any.
-    """
-
-    path: Path
-    frames: int
-    size: tuple[int, int]
-    ms_per_step: float
-    error: Any = None
-
-
-def _fit_size(level: Level | None, limit: tuple[int, int]) -> tuple[int, int]:
-    if level is None:
-        return limit
-    w, h = level.preferred_window_size(limit)
-    return (w - w % 2, h - h % 2)  # even sizes for video encoders
-
-
-def _open_video_writer(path: Path, fps: float) -> Any:
-    try:
-        import imageio.v2 as iio2
-
-        return iio2.get_writer(path, fps=fps, codec="libx264", quality=7, macro_block_size=2)
-    except Exception as exc:
-        raise RuntimeError(
-            f"writing {path.name} needs an ffmpeg backend for imageio "
-            f"(pip install imageio-ffmpeg), or use .gif/.png: {exc}"
-        ) from exc
-
-
-def render_level(
-    spec: str | Path | type[Level],
-    out: str | Path,
-    *,
-    frames: int = 60,
-    steps_per_frame: int | None = None,
-    warmup: int = 0,
-    size: tuple[int, int] | None = None,
-    mode: str | None = None,
-    debug: bool = False,
-    hud: bool = False,
-    progress: IO[str] | None = sys.stderr,
-    window: arcade.Window | None = None,
-    on_frame: Callable[[int, npt.NDArray[np.uint8]], Any] | None = None,
-    solver: str | None = None,
-) -> RenderResult:
-    """Step a level headless and write its frames to ``out`` (.png: the last frame; .gif; .mp4).
-
-    Args:
-        spec: Level name, module, file or class.
-        out: Output path; the suffix picks the format.
-        frames: Frames to write.
-        steps_per_frame: Physics steps between frames (default 1; 2 for GIF, whose frame delays
-            are whole centiseconds).
-        warmup: Physics steps before the first frame.
-        size: Image size (default: the level's view fitted into 960x540, 720x405 for GIF). An
-            existing arcade window's size wins (arcade has one window per process).
-        mode: Fluid look (default: the level's).
-        debug: Draw the debug overlay.
-        hud: Draw the HUD line.
-        progress: Stream for the progress bar (``None``: silent).
-        window: Window to draw into (default: the current one or a new hidden one).
-        on_frame: Called with ``(index, rgba)`` for every frame written.
-        solver: Fluid solver by name, instead of the level's.
-
-    Raises:
-        ValueError: Unknown output format or non-positive counts.
-        RuntimeError: MP4 without an ffmpeg backend.
-    """
-    out = Path(out)
-    fmt = out.suffix.lower()
-    if fmt not in (".png", ".gif", ".mp4"):
-        raise ValueError(f"output must end in .png, .gif or .mp4, got {out.name!r}")
-    if frames < 1 or warmup < 0 or (steps_per_frame is not None and steps_per_frame < 1):
-        raise ValueError("need frames >= 1, warmup >= 0 and steps_per_frame >= 1")
-    spf = steps_per_frame or (2 if fmt == ".gif" else 1)
-    session = LevelSession(spec, world_factory=_factory(solver))
-    if session.level is None:
-        return RenderResult(out, 0, (0, 0), 0.0, session.error)
-    win = window
-    if win is None:
-        win = offscreen_window(*(size or _fit_size(session.level, GIF_MAX if fmt == ".gif"
-                                                   else RENDER_MAX)))
-    game = Game(session, win, mode=mode, debug=debug, hud=hud, show_help=False)
-    dt = float(session.world.fluid.params.dt)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    writer = _open_video_writer(out, 1.0 / (dt * spf)) if fmt == ".mp4" else None
-    gif_frames: list[npt.NDArray[np.uint8]] = []
-    last: npt.NDArray[np.uint8] | None = None
-    bar = ProgressBar(warmup + frames * spf, f"rendering {session.name}", progress)
-    step_ms = 0.0
-    steps = 0
-    try:
-        for _ in range(warmup):
-            t0 = time.perf_counter()
-            game.fixed_update(dt)
-            step_ms += (time.perf_counter() - t0) * 1e3
-            steps += 1
-            bar.update(steps, "warm-up")
-        for frame in range(frames):
-            for _ in range(spf):
-                t0 = time.perf_counter()
-                game.fixed_update(dt)
-                step_ms += (time.perf_counter() - t0) * 1e3
-                steps += 1
-            game.draw()
-            rgba = read_pixels(win)
-            last = np.ascontiguousarray(rgba[:, :, :3])
-            if on_frame is not None:
-                on_frame(frame, rgba)
-            if writer is not None:
-                writer.append_data(last)
-            elif fmt == ".gif":
-                gif_frames.append(last)
-            bar.update(steps, f"frame {frame + 1}/{frames}")
-    finally:
-        bar.close()
-        if writer is not None:
-            writer.close()
-    _write_image(out, fmt, last, gif_frames, 1000.0 * dt * spf)
-    game.fluid_renderer.release()
-    h, w = last.shape[:2] if last is not None else (0, 0)
-    return RenderResult(out, frames, (w, h), step_ms / max(steps, 1), session.error)
-
-
-def _write_image(out: Path, fmt: str, last: npt.NDArray[np.uint8] | None,
-                 gif_frames: list[npt.NDArray[np.uint8]], frame_ms: float) -> None:
-    from PIL import Image
-
-    if fmt == ".png" and last is not None:
-        Image.fromarray(last).save(out)
-    elif fmt == ".gif" and gif_frames:
-        import imageio.v3 as iio
-
-        iio.imwrite(out, np.stack(gif_frames), extension=".gif", duration=frame_ms, loop=0)

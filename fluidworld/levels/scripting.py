@@ -115,8 +115,8 @@ class Circle:
 def as_region(region: Region | Sequence[float]) -> Region:
     """Accept a region object or a plain ``(x0, y0, x1, y1)`` rectangle tuple."""
     if hasattr(region, "contains"):
-        return region  # type: ignore[return-value]
-    values = tuple(float(v) for v in region)  # type: ignore[union-attr]
+        return region
+    values = tuple(float(v) for v in region)
     if len(values) != 4:
         raise ValueError(f"a region must be a Rect, a Circle or (x0, y0, x1, y1), got {region!r}")
     return Rect(*values)

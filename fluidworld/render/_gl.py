@@ -41,7 +41,8 @@ def set_uniforms(program: Any, **values: Any) -> None:
 
 
 @contextmanager
-def blending(ctx: arcade.ArcadeContext, func: tuple[int, ...]) -> Iterator[None]:
+def blending(ctx: arcade.ArcadeContext,
+             func: tuple[int, int] | tuple[int, int, int, int]) -> Iterator[None]:
     """Enable blending with ``func`` for the block, then restore the previous state."""
     previous = ctx.blend_func
     with ctx.enabled(ctx.BLEND):
@@ -55,7 +56,7 @@ def blending(ctx: arcade.ArcadeContext, func: tuple[int, ...]) -> Iterator[None]
 def quad_buffer(ctx: arcade.ArcadeContext, x0: float = -1.0, x1: float = 1.0) -> Any:
     """A 4-vertex triangle-strip quad spanning ``[x0, x1] x [-1, 1]`` (attribute ``in_corner``)."""
     corners = np.array([[x0, -1.0], [x1, -1.0], [x0, 1.0], [x1, 1.0]], dtype=np.float32)
-    return ctx.buffer(data=corners)
+    return ctx.buffer(data=corners.tobytes())
 
 
 class InstanceBuffer:
@@ -118,7 +119,7 @@ class InstanceBuffer:
         if n <= 0:
             return
         for name in self.fields if fields is None else fields:
-            self.buffers[name].write(memoryview(self.staging[name][:n]))
+            self.buffers[name].write(self.staging[name][:n].data)
 
 
 class Palette:

@@ -88,7 +88,7 @@ class BodySprites:
     def __init__(self, asset_dir: str | Path | None = None, *, pixelated: bool = False) -> None:
         self.asset_dir = Path(asset_dir) if asset_dir is not None else ASSETS_DIR
         self.pixelated = pixelated
-        self.sprite_list = arcade.SpriteList(lazy=True)
+        self.sprite_list: arcade.SpriteList[arcade.Sprite] = arcade.SpriteList(lazy=True)
         self._entries: dict[int, _Entry] = {}
 
     def __len__(self) -> int:

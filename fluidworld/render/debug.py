@@ -93,12 +93,13 @@ class DebugOverlay:
         if self._gl is not None:
             return self._gl
         ctx = current_ctx()
-        unit = ctx.buffer(data=np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.float32))
-        centred = ctx.buffer(data=np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32))
+        unit = ctx.buffer(data=np.array([[0, 0], [1, 0], [0, 1], [1, 1]], np.float32).tobytes())
+        centred = ctx.buffer(
+            data=np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], np.float32).tobytes())
         arrow = ctx.buffer(
             data=np.array(
                 [[0, 0], [1, 0], [1, 0], [0.75, 0.12], [1, 0], [0.75, -0.12]], dtype=np.float32
-            )
+            ).tobytes()
         )
         self._gl = {
             "ctx": ctx,

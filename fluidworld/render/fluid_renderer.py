@@ -216,7 +216,7 @@ class FluidRenderer:
         set_uniforms(self._splat_prog, u_palette=0)
         set_uniforms(self._composite_prog, u_field=0)
         fullscreen = ctx.buffer(
-            data=np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32)
+            data=np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32).tobytes()
         )
         self._fullscreen = ctx.geometry(
             [BufferDescription(fullscreen, "2f", ["in_vert"])], mode=ctx.TRIANGLE_STRIP

@@ -116,7 +116,8 @@ def render_frames(
     win = window if window is not None else offscreen_window(*size)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    bg = tuple(int(c) for c in background)
+    r, g, b, *alpha = (int(c) for c in background)
+    bg = (r, g, b, alpha[0] if alpha else 255)
     paths: list[Path] = []
     for frame in range(n_frames):
         if step is not None:

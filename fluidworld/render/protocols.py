@@ -15,10 +15,17 @@ __all__ = ["FluidParamsView", "FluidView", "particle_spacing"]
 class FluidParamsView(Protocol):
     """Read-only view of the fluid parameters the renderer needs."""
 
-    width: float
-    height: float
-    a0: float
-    gravity: Any  # (gx, gy)
+    @property
+    def width(self) -> float: ...
+
+    @property
+    def height(self) -> float: ...
+
+    @property
+    def a0(self) -> float: ...
+
+    @property
+    def gravity(self) -> Any: ...  # (gx, gy)
 
 
 class FluidView(Protocol):

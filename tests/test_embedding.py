@@ -1,0 +1,91 @@
+"""A World on the game's own pymunk Space: its static shapes hold water, its gravity drives the
+water, and nothing is added to it unasked."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymunk
+import pytest
+
+from fluidworld import World
+
+
+def _shelf_space(gravity: tuple[float, float]) -> tuple[pymunk.Space, pymunk.Segment]:
+    """A game's Space with a floor and a shelf 120 units up: a static segment with a lip at
+    each end (a tray 200 wide, 60 deep)."""
+    space = pymunk.Space()
+    space.gravity = gravity
+    floor = pymunk.Segment(space.static_body, (0, 0), (400, 0), 3)
+    shelf = pymunk.Segment(space.static_body, (100, 120), (300, 120), 4)
+    lips = [pymunk.Segment(space.static_body, (x, 120), (x, 180), 4) for x in (100, 300)]
+    space.add(floor, shelf, *lips)
+    return space, shelf
+
+
+def _on_shelf(world: World) -> int:
+    pos = world.fluid.positions
+    return int(((pos[:, 0] > 100) & (pos[:, 0] < 300) & (pos[:, 1] > 120)).sum())
+
+
+def test_static_shapes_already_in_the_users_space_hold_water() -> None:
+    space, shelf = _shelf_space((0.0, -900.0))
+    world = World(400, 300, space=space)
+    assert shelf in world.coupler.shapes  # seen without attach()
+    world.add_fluid_rect(130, 126, 270, 170)
+    start = _on_shelf(world)
+    assert start > 300
+    for _ in range(120):  # 2 s
+        world.step()
+    assert world.fluid.count == start
+    assert _on_shelf(world) == start  # not one particle through the shelf
+    assert (world.fluid.positions[:, 1] < 110).sum() == 0
+
+
+def test_without_attach_static_the_shelf_holds_nothing() -> None:
+    space, shelf = _shelf_space((0.0, -900.0))
+    world = World(400, 300, space=space, attach_static=False)
+    assert shelf not in world.coupler.shapes
+    world.add_fluid_rect(130, 126, 270, 170)
+    for _ in range(60):
+        world.step()
+    assert _on_shelf(world) < 0.2 * world.fluid.count
+
+
+def test_static_shapes_added_later_are_picked_up_at_the_next_step() -> None:
+    space = pymunk.Space()
+    space.gravity = (0.0, -900.0)
+    world = World(400, 300, space=space)
+    shelf = pymunk.Segment(space.static_body, (100, 120), (300, 120), 4)
+    sensor = pymunk.Segment(space.static_body, (0, 200), (400, 200), 2)
+    sensor.sensor = True
+    space.add(shelf, sensor)
+    world.step()
+    assert shelf in world.coupler.shapes and sensor not in world.coupler.shapes
+
+
+@pytest.mark.parametrize("gravity", [(0.0, -900.0), (600.0, 0.0)])
+def test_the_spaces_gravity_drives_the_water(gravity: tuple[float, float]) -> None:
+    space = pymunk.Space()
+    space.gravity = gravity
+    world = World(400, 300, space=space)
+    world.add_fluid_rect(150, 100, 250, 200)
+    start = world.fluid.positions.mean(axis=0)
+    for _ in range(20):
+        world.step()
+    moved = world.fluid.positions.mean(axis=0) - start
+    g = np.array(gravity) / np.hypot(*gravity)
+    along = float(moved @ g)
+    across = float(abs(moved @ np.array([-g[1], g[0]])))
+    assert along > 20.0 and across < 0.1 * along
+    # the Space's gravity changes mid-game: the water follows at the next step
+    space.gravity = (0.0, 0.0)
+    world.step()
+    assert world.fluid.params.gravity == (0.0, 0.0)
+
+
+def test_no_walls_are_added_to_the_users_space_unless_asked() -> None:
+    space = pymunk.Space()
+    World(400, 300, space=space)
+    assert space.shapes == []
+    World(400, 300, space=space, bounds=True)
+    assert len(space.shapes) == 4
