@@ -343,3 +343,26 @@ def test_batch_read_falls_back_when_a_body_leaves_the_space() -> None:
     c.read_bodies(False)
     np.testing.assert_array_equal(c.state, state_by_getters())
     assert c.state[c.bodies.index(ball), :2].tolist() == [150.0, 60.0]
+
+
+def test_mass_changes_mid_game_are_seen_by_the_coupling() -> None:
+    """The coupler re-reads mass and moment every step, and the centre of gravity when they
+    change: a heavier shape, a body turned kinematic, a body back to dynamic."""
+    world = pool(240.0, 200.0, 80.0)
+    handle = world.add_box((120.0, 120.0), (30.0, 20.0), density=0.5)
+    body, shape = handle.body, handle.shapes[0]
+    world.step()
+    c = world.coupler
+    k = c.body_index(body)
+    assert c._inv_mass[k] == pytest.approx(1.0 / body.mass)
+    shape.density = 1.5
+    body.center_of_gravity = (3.0, 0.0)  # with a new mass: read again
+    world.step()
+    assert c._inv_mass[k] == pytest.approx(1.0 / body.mass) and body.mass > 400
+    assert tuple(c._cog_local[k]) == (3.0, 0.0)
+    body.body_type = pymunk.Body.KINEMATIC
+    world.step()
+    assert not c.dynamic[k] and c._inv_mass[k] == 0.0
+    body.body_type = pymunk.Body.DYNAMIC
+    world.step()
+    assert c.dynamic[k]

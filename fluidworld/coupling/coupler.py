@@ -242,8 +242,12 @@ class Coupler:
         # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
         # read into it would let pymunk reallocate numpy's memory
         self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        # (mass, moment) of each body when its centre of gravity was last read
+        self._mass_keys: list[tuple[float, float]] | None = None
+        self._mass_keys_bodies: list[pymunk.Body] = []
 
-    _PROCESS_LOCAL = ("_ids", "_batch_rows", "_batch_key", "_batch_buf", "_batch_out")
+    _PROCESS_LOCAL = ("_ids", "_batch_rows", "_batch_key", "_batch_buf", "_batch_out",
+                      "_mass_keys", "_mass_keys_bodies")
 
     def __getstate__(self) -> dict[str, object]:
         """Pickle/deepcopy support: everything but the per-process handles on the bodies."""
@@ -344,7 +348,9 @@ class Coupler:
 
         Args:
             full: Also read the body type, mass, moment and centre of gravity (once per step
-                is enough: they do not change inside a step).
+                is enough: they do not change inside a step). The centre of gravity is read
+                again only when the mass or moment changed (pymunk moves it with the
+                shapes' mass); one set by hand alone is seen after the next attach/remove.
 
         Raises:
             ValueError: a body has a non-finite position, angle or velocity.
@@ -365,18 +371,25 @@ class Coupler:
         self._check_state()
 
     def _read_mass_properties(self) -> None:
-        """Centre of gravity, dynamic?, mass and moment of every body (one tuple each, then
-        whole arrays: element-wise numpy writes cost more than the getters)."""
-        dynamic = pymunk.Body.DYNAMIC
+        """Mass and moment of every body, each step (pymunk gives kinematic and static bodies an
+        infinite mass: a finite one means dynamic); the centre of gravity only where one of
+        those changed or the bodies were rebuilt (it is the costly getter, and pymunk moves it
+        only with the shapes' mass). One tuple per body, then whole arrays."""
+        keys = [(b.mass, b.moment) for b in self.bodies]
+        if keys == self._mass_keys:
+            return
+        cached = dict(zip(self._mass_keys_bodies, self._mass_keys or [], strict=False))
         props: list[tuple[float, float, float, float, float]] = []
-        for b in self.bodies:
-            c = b.center_of_gravity
-            if b.body_type == dynamic:
-                props.append((c.x, c.y, 1.0, b.mass, b.moment))
-            else:
-                props.append((c.x, c.y, 0.0, 0.0, 0.0))
+        for b, key, (cx, cy) in zip(self.bodies, keys, self._cog_local.tolist(), strict=True):
+            if cached.get(b) != key:
+                c = b.center_of_gravity
+                cx, cy = c.x, c.y
+            m, i = key
+            props.append((cx, cy, 1.0, m, i) if math.isfinite(m) else (cx, cy, 0.0, 0.0, 0.0))
         a = np.array(props, np.float64).reshape(-1, 5)
         self._set_mass_properties(a[:, :2], a[:, 2] > 0.0, a[:, 3], a[:, 4])
+        self._mass_keys = keys
+        self._mass_keys_bodies = list(self.bodies)
 
     def _set_mass_properties(self, cog: NDArray[np.float64], dynamic: NDArray[np.bool_],
                              mass: NDArray[np.float64], moment: NDArray[np.float64]) -> None:
