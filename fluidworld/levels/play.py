@@ -35,6 +35,7 @@ from ..render import (
     LiquidStyle,
     SplashSystem,
 )
+from ..warmup import compile_kernels
 from .base import Level
 from .loader import LevelSession
 
@@ -786,5 +787,8 @@ def play(
     session = LevelSession(spec, world_factory=_factory(solver))
     if session.error is not None:
         print(f"fluidworld: level error: {session.error}", file=sys.stderr)
+    # before the window opens: a progress bar in the console on the first run, not a window
+    # that shows nothing for half a minute
+    compile_kernels(session.world if session.level is not None else None, progress=sys.stderr)
     window = PlayWindow(session, size=size, mode=mode, watch=watch, debug=debug)
     window.run()
