@@ -16,7 +16,8 @@ if "OMP_WAIT_POLICY" not in _os.environ:
     _os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 from .fluid import FluidParams, FluidSystem, Material  # noqa: E402
+from .saving import SaveError  # noqa: E402
 from .world import World  # noqa: E402
 
-__all__ = ["FluidParams", "FluidSystem", "Material", "World"]
+__all__ = ["FluidParams", "FluidSystem", "Material", "SaveError", "World"]
 __version__ = "0.1.0"

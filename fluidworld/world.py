@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import pickle
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -42,6 +41,7 @@ from typing import Any
 import numpy as np
 import pymunk
 
+from . import saving
 from .coupling import Coupler, CouplingParams
 from .entities import (
     BodyEnteredWaterEvent,
@@ -81,10 +81,6 @@ STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_colli
 
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
-
-#: What :meth:`World.save` writes in a save file's header.
-SAVE_FORMAT = "fluidworld.world"
-SAVE_VERSION = 1
 
 #: Most substeps one ``World.step(dt)`` call may run (a larger ``dt`` is refused: a typo like
 #: ``step(60)`` for one frame would otherwise freeze the game for minutes).
@@ -448,23 +444,35 @@ class World(FluidHelpers, BodyHelpers):
                 self.fluid.params = dataclasses.replace(self.fluid.params, gravity=g)
 
     # ------------------------------------------------------------------ saving
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Save the whole world (particles, bodies and their Space, entities, time) to a file.
-
-        :meth:`load` gives back a world that continues exactly as this one would (the same
-        :meth:`state_hash` after the same steps). The file is a pickle with a small header:
-        load only files you trust.
+    def snapshot(self) -> bytes:
+        """The whole world as bytes: particles, materials, parameters and RNG state, the Space
+        (bodies, shapes, constraints, also ones you added to your own Space), entities with
+        their ids, emitters, drains, time and step counter (see :mod:`fluidworld.saving`).
 
         Raises:
             RuntimeError: Called during a step.
         """
         if self._stepping:
-            raise RuntimeError("save() cannot be called during a step")
-        payload = {"format": SAVE_FORMAT, "version": SAVE_VERSION, "world": self}
-        tmp = f"{os.fspath(path)}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)  # a crash mid-write leaves the previous save intact
+            raise RuntimeError("snapshot() cannot be called during a step")
+        return saving.pack({"world": self})
+
+    @classmethod
+    def restore(cls, data: bytes) -> World:
+        """A world from :meth:`snapshot` bytes; it continues as the saved one would have (bit
+        for bit, except that pymunk does not keep contact and joint warm-start impulses).
+
+        Raises:
+            SaveError: Foreign, truncated, corrupt or newer-format data (a ``ValueError``).
+        """
+        world = saving.unpack(data).get("world")
+        if not isinstance(world, cls):
+            raise saving.SaveError(f"the save holds a {type(world).__name__}, not a World")
+        return world
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`snapshot` to ``path`` (through a temporary file: a crash mid-write leaves
+        the previous save intact). Load it with :meth:`load`."""
+        saving.write_file(path, self.snapshot())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> World:
@@ -472,22 +480,9 @@ class World(FluidHelpers, BodyHelpers):
 
         Raises:
             FileNotFoundError: No such file.
-            ValueError: The file is not a fluidworld save, or one of a newer format.
+            SaveError: Not a fluidworld save, truncated, corrupt or of a newer format.
         """
-        with open(path, "rb") as fh:
-            try:
-                payload = pickle.load(fh)
-            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
-                raise ValueError(f"{os.fspath(path)} is not a fluidworld save ({exc})") from None
-        if not isinstance(payload, dict) or payload.get("format") != SAVE_FORMAT:
-            raise ValueError(f"{os.fspath(path)} is not a fluidworld save")
-        if payload.get("version", 0) > SAVE_VERSION:
-            raise ValueError(f"{os.fspath(path)} is a save of format {payload['version']}; "
-                             f"this fluidworld reads up to {SAVE_VERSION}")
-        world = payload["world"]
-        if not isinstance(world, cls):
-            raise ValueError(f"{os.fspath(path)} holds a {type(world).__name__}, not a World")
-        return world
+        return cls.restore(saving.read_file(path))
 
     # ------------------------------------------------------------------ determinism
     def state_hash(self) -> str:

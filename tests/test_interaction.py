@@ -311,3 +311,23 @@ def test_v_cycles_the_solver_of_the_running_level(window: Any) -> None:
         game.fixed_update(1 / 60)
     game.on_key_press(arcade.key.V)
     assert game.world.solver == "srd" and game.world.fluid.count == n
+
+
+class Unskinned(Level):
+    title = "unskinned"
+    width = 320.0
+    height = 240.0
+
+    def build(self, world: Any) -> None:
+        world.add_box((80, 40), (30, 30), density=0.5, sprite="no_such_texture")
+        world.add_box((200, 40), (30, 30), density=0.5, sprite="no_such_texture")
+
+
+def test_a_missing_texture_warns_once_naming_the_file(window: Any) -> None:
+    game = make_game(window, Unskinned)
+    with pytest.warns(RuntimeWarning) as caught:
+        for _ in range(3):
+            game.draw()
+    texts = [str(w.message) for w in caught if "no_such_texture" in str(w.message)]
+    assert len(texts) == 1 and "no_such_texture.png" in texts[0]
+    assert "crate" in texts[0]  # it names the textures that do exist

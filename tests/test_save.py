@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fluidworld import World
+from fluidworld import SaveError, World, saving
 
 
 def _scene() -> World:
@@ -40,18 +40,46 @@ def test_a_saved_world_continues_exactly_like_the_original(tmp_path: Path) -> No
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_load_refuses_what_is_not_a_save(tmp_path: Path) -> None:
-    junk = tmp_path / "junk.sav"
-    junk.write_bytes(b"not a pickle at all")
-    with pytest.raises(ValueError, match="not a fluidworld save"):
-        World.load(junk)
-    other = tmp_path / "other.sav"
-    other.write_bytes(pickle.dumps({"format": "something else"}))
-    with pytest.raises(ValueError, match="not a fluidworld save"):
-        World.load(other)
-    newer = tmp_path / "newer.sav"
-    newer.write_bytes(pickle.dumps({"format": "fluidworld.world", "version": 99, "world": 1}))
-    with pytest.raises(ValueError, match="format 99"):
-        World.load(newer)
+def test_snapshot_bytes_and_pickle_continue_exactly() -> None:
+    import copy
+
+    world = _scene()
+    copies = [World.restore(world.snapshot()), pickle.loads(pickle.dumps(world)),
+              copy.deepcopy(world)]
+    for _ in range(30):
+        world.step()
+        for c in copies:
+            c.step()
+    assert {c.state_hash() for c in copies} == {world.state_hash()}
+
+
+def test_bad_saves_raise_save_error_and_leave_the_running_world_alone(tmp_path: Path) -> None:
+    world = _scene()
+    good = world.snapshot()
+    before = world.state_hash()
+    header = len(saving.MAGIC) + 4 + 8 + 32
+    flipped = bytearray(good)
+    flipped[header + len(good[header:]) // 2] ^= 0xFF
+    future = bytearray(good)
+    future[len(saving.MAGIC)] = saving.VERSION + 1
+    cases = {
+        "foreign": (b"GIF89a" + good[6:], "not a fluidworld save"),
+        "truncated payload": (good[:-100], "truncated"),
+        "truncated header": (good[:20], "truncated"),
+        "corrupt": (bytes(flipped), "corrupt"),
+        "future version": (bytes(future), f"format {saving.VERSION + 1}"),
+        "empty": (b"", "not a fluidworld save"),
+    }
+    for name, (data, match) in cases.items():
+        with pytest.raises(SaveError, match=match):
+            World.restore(data)
+        path = tmp_path / f"{name}.sav"
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=match):  # SaveError is a ValueError
+            World.load(path)
     with pytest.raises(FileNotFoundError):
         World.load(tmp_path / "missing.sav")
+    with pytest.raises(TypeError, match="bytes"):
+        World.restore("a path?")  # type: ignore[arg-type]
+    assert world.state_hash() == before
+    world.step()  # and it runs on

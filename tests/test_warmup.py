@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from fluidworld import World
-from fluidworld import warmup
+from fluidworld import World, warmup
 
 
 def test_every_kernel_is_found_and_the_warm_cache_shows_no_bar() -> None:

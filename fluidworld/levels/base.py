@@ -111,6 +111,23 @@ class Level:
                                 tuple[int, int, int, int], float]] = []
         self.won = False
 
+    # ------------------------------------------------------------------ saving
+    def save_state(self) -> dict[str, Any]:
+        """What a save keeps of this level (``LevelSession.save``): by default every attribute
+        (timers, triggers, goals, keys, messages, your own such as a score). Override it, with
+        :meth:`load_state`, to drop or convert what does not pickle."""
+        return self.__dict__.copy()
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Take back what :meth:`save_state` returned (when a save is loaded)."""
+        self.__dict__.update(state)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.save_state()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.load_state(state)
+
     # ------------------------------------------------------------------ metadata
     def make_params(self) -> FluidParams:
         """Fluid parameters for this level: the game preset at the level's size and gravity."""

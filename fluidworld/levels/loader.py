@@ -414,6 +414,38 @@ class LevelSession:
             return self.reload()
         return False
 
+    # ------------------------------------------------------------------ saving
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Save the running level and its world: :meth:`load` resumes it exactly there, the
+        timers, triggers, goals, key bindings, messages and the level's own attributes
+        included (:mod:`fluidworld.levels.saves`).
+
+        The session then continues from the saved copy itself, so saving is invisible: the game
+        played on after a save and the game loaded from it are bit-identical. (pymunk keeps
+        the warm-start impulses of contacts and joints but cannot save them: a world that was
+        never saved would drift from both within steps wherever bodies touch or are jointed.)
+
+        Raises:
+            RuntimeError: No level is running.
+            SaveError: Something in the level does not pickle (the message names it).
+        """
+        from .saves import save_session
+
+        save_session(self, path)
+
+    def load(self, path: str | os.PathLike[str]) -> None:
+        """Resume a level saved with :meth:`save` in this session (its level file is loaded
+        again first); the running level is left as it was if the save cannot be read.
+
+        Raises:
+            FileNotFoundError: No such file.
+            SaveError: Not a level save, truncated, corrupt, of a newer format or another
+                Python version, or its level file no longer loads.
+        """
+        from .saves import load_session
+
+        load_session(self, path)
+
     # ------------------------------------------------------------------ running
     def step(self, *, force: bool = False) -> bool:
         """One physics step plus the level's scripts. Returns whether it stepped.

@@ -1,0 +1,125 @@
+"""Saving a running level: its world and its script (timers, triggers, goals, keys, messages and
+the level's own attributes, such as a score), resumed exactly where it was.
+
+The level object is pickled together with its world, so the handles it keeps (``self.gate``)
+point into the restored world. Level scripts are full of lambdas and closures (``self.after(3,
+lambda w: self.say("go"))``), which pickle cannot store by name: functions defined in the
+level's own file are stored by their code (``marshal``) and the values they close over, and
+rebuilt against the level module, which is loaded again from its file before the script is
+unpickled. Code objects are specific to the Python version: a save resumes on the same minor
+version of Python (the header records it, and another version is refused clearly).
+
+A level whose state does not pickle (an open file, a socket) overrides
+:meth:`Level.save_state` / :meth:`Level.load_state`.
+"""
+
+from __future__ import annotations
+
+import io
+import marshal
+import pickle
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from ..saving import SaveError, pack, read_file, unpack, write_file
+
+if TYPE_CHECKING:
+    import os
+
+    from .loader import LevelSession
+
+__all__ = ["load_session", "save_session"]
+
+
+def _rebuild_function(module: str, code: bytes, name: str, defaults: tuple[Any, ...] | None,
+                      kwdefaults: dict[str, Any] | None, cells: tuple[Any, ...]) -> Any:
+    mod = sys.modules.get(module)
+    if mod is None:
+        raise SaveError(f"the save needs the level module {module!r}, which is not loaded")
+    closure = tuple(types.CellType(v) for v in cells) if cells else None
+    fn = types.FunctionType(marshal.loads(code), mod.__dict__, name, defaults, closure)
+    fn.__kwdefaults__ = kwdefaults
+    return fn
+
+
+class _LevelPickler(pickle.Pickler):
+    """Pickles functions of the level's module by code and closure, everything else as usual."""
+
+    def __init__(self, file: io.BytesIO, module: str) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.module = module
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, types.FunctionType) and obj.__module__ == self.module:
+            cells = tuple(c.cell_contents for c in obj.__closure__ or ())
+            return _rebuild_function, (self.module, marshal.dumps(obj.__code__), obj.__name__,
+                                       obj.__defaults__, obj.__kwdefaults__, cells)
+        return NotImplemented
+
+
+def _python() -> str:
+    return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def save_session(session: LevelSession, path: str | os.PathLike[str]) -> None:
+    """Write the running level and its world to ``path`` (see :meth:`LevelSession.save`)."""
+    level = session.level
+    if level is None or session.level_class is None:
+        raise RuntimeError("no level is running: nothing to save")
+    buf = io.BytesIO()
+    try:
+        _LevelPickler(buf, session.level_class.__module__).dump(
+            {"level": level, "world": session.world})
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise SaveError(
+            f"level {session.name!r} cannot be saved: {exc} (override Level.save_state / "
+            "load_state for what does not pickle)") from None
+    spec = session.spec if isinstance(session.spec, str) else None
+    source = session.source
+    data = pack({
+        "kind": "level", "python": _python(), "name": session.name,
+        "spec": spec if spec is not None else (str(source.path) if source else None),
+        "class": session.level_class.__qualname__, "module": session.level_class.__module__,
+        "script": buf.getvalue(),
+    })
+    write_file(path, data)
+    _resume(session, data, path)  # play on from the saved copy: saving changes nothing
+
+
+def load_session(session: LevelSession, path: str | os.PathLike[str]) -> None:
+    """Replace ``session``'s level and world with the saved ones (see :meth:`LevelSession.load`).
+
+    The running level is left untouched when the save cannot be read.
+    """
+    _resume(session, read_file(path), path)
+
+
+def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) -> None:
+    from .loader import LevelError, load_level
+
+    payload = unpack(data)
+    if payload.get("kind") != "level":
+        raise SaveError(f"{path} is a save of a world, not of a level (use World.load)")
+    if payload.get("python") != _python():
+        raise SaveError(f"{path} was saved by Python {payload.get('python')}; this is "
+                        f"Python {_python()} (level code is stored as bytecode)")
+    module = payload["module"]
+    if module not in sys.modules or not hasattr(sys.modules[module], payload["class"]):
+        spec = payload.get("spec")
+        if spec is None:
+            raise SaveError(f"the save's level {payload['name']!r} has no file to load it from")
+        try:
+            load_level(spec)
+        except LevelError as exc:
+            raise SaveError(f"the save's level {spec!r} does not load: {exc}") from None
+    try:
+        state = pickle.loads(payload["script"])
+    except SaveError:
+        raise
+    except Exception as exc:
+        raise SaveError(f"the save's level state cannot be read: {exc}") from None
+    level, world = state["level"], state["world"]
+    session.level, session.world, session.level_class = level, world, type(level)
+    session.error = None
+    session.scripts_stopped = False
