@@ -366,3 +366,67 @@ def test_mass_changes_mid_game_are_seen_by_the_coupling() -> None:
     body.body_type = pymunk.Body.DYNAMIC
     world.step()
     assert c.dynamic[k]
+
+
+def test_a_sleeping_body_wakes_when_water_reaches_it_and_floats() -> None:
+    """A space that lets bodies sleep: a light crate asleep on a dry floor wakes when water is
+    poured over it and floats up; the coupling writes body by body there (a batch write would
+    wake every body of the space)."""
+    world = World(240.0, 200.0)
+    world.space.sleep_time_threshold = 0.3
+    crate = world.add_box((120.0, 15.0), (30.0, 30.0), density=0.4).body
+    for _ in range(90):
+        world.step()
+    assert crate.is_sleeping
+    world.add_fluid_rect(0.0, 0.0, 240.0, 80.0)
+    for _ in range(180):
+        world.step()
+    assert not crate.is_sleeping
+    assert crate.position.y > 40.0  # floats near the surface (80), not on the floor (15)
+    assert world.check().ok
+
+
+def test_custom_velocity_and_position_functions_keep_working() -> None:
+    """A body with its own velocity_func (no gravity: a balloon) and position_func: the coupling
+    adds its impulses to the velocity, pymunk then calls the functions as usual."""
+    world = pool(240.0, 200.0, 100.0)
+    calls = {"velocity": 0, "position": 0}
+
+    def no_gravity(body: pymunk.Body, gravity: tuple[float, float], damping: float,
+                   dt: float) -> None:
+        calls["velocity"] += 1
+        pymunk.Body.update_velocity(body, (0.0, 0.0), damping, dt)
+
+    def counted(body: pymunk.Body, dt: float) -> None:
+        calls["position"] += 1
+        pymunk.Body.update_position(body, dt)
+
+    balloon = world.add_box((120.0, 40.0), (20.0, 20.0), density=2.0).body  # would sink
+    balloon.velocity_func = no_gravity
+    balloon.position_func = counted
+    for _ in range(60):
+        world.step()
+    assert calls["velocity"] >= 60 and calls["position"] >= 60
+    assert balloon.position.y > 60.0  # buoyancy without gravity lifts even a heavy body
+    assert world.check().ok
+
+
+@pytest.mark.parametrize("water_elsewhere", [False, True])
+def test_a_body_falls_at_g_through_air(water_elsewhere: bool) -> None:
+    """In air a body falls as pymunk says, whether or not the world holds any water (a world
+    without a single particle once gave bodies a second g: the cover's gravity kick with no
+    pressure stage to cancel it)."""
+    world = World(400.0, 800.0)
+    if water_elsewhere:
+        world.add_fluid_rect(0.0, 0.0, 50.0, 50.0)
+    crate = world.add_box((200.0, 700.0), (30.0, 30.0), density=0.4).body
+    world.step()
+    v1 = crate.velocity.y
+    # the first step's exchange has no water level for the body yet (with water in the world,
+    # a one-off extra ~10 units/s downward): less than two substeps of gravity
+    assert -15.0 - 2 * 7.5 < v1 <= -15.0 + 1e-9
+    for _ in range(29):
+        world.step()
+    assert crate.velocity.y - v1 == pytest.approx(-900.0 * 29 / 60, rel=1e-6)  # then exactly g
+    fell = 700.0 - crate.position.y
+    assert fell == pytest.approx(0.5 * 900.0 * 0.5**2, rel=0.03)

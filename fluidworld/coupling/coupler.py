@@ -595,6 +595,11 @@ class Coupler:
         nb = len(self.bodies)
         if nb == 0:
             return
+        if f.count == 0:  # no fluid, no fluid forces (the pressure stage did not run: its
+            self.impulse[:] = 0.0  # correction is not there to cancel the cover's kick)
+            self.angular_impulse[:] = 0.0
+            self.submerged_area[:] = 0.0
+            return
         st = self.state
         nw = self._n_wall
         J = self.impulse
