@@ -167,7 +167,7 @@ def test_repeatable_trigger_fires_on_each_entry() -> None:
 
 
 def test_regions_validate() -> None:
-    with pytest.raises(ValueError, match="empty Rect"):
+    with pytest.raises(ValueError, match="empty region"):
         Rect(10, 0, 5, 5)
     with pytest.raises(ValueError, match="radius"):
         Circle(0, 0, -1)

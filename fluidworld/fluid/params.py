@@ -48,7 +48,8 @@ def _positive(name: str, value: object) -> float:
 
 
 def _int_in(name: str, value: int, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+    if (isinstance(value, bool) or not isinstance(value, int | float | np.integer)
+            or not math.isfinite(value) or int(value) != value):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     v = int(value)
     if not lo <= v <= hi:
@@ -108,7 +109,7 @@ class Material:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise TypeError(f"Material.name must be a non-empty string, got {self.name!r}")
-        if len(self.color) not in (3, 4) or not all(
+        if not isinstance(self.color, tuple | list) or len(self.color) not in (3, 4) or not all(
             isinstance(c, int) and 0 <= c <= 255 for c in self.color
         ):
             raise ValueError(f"Material.color must be 3 or 4 ints in [0, 255], got {self.color!r}")
@@ -214,9 +215,11 @@ class FluidParams:
                 f"the domain ({w} x {h}) must be at least 2 cells of a0={a0} in each direction"
             )
         if (w / a0) * (h / a0) > 16_000_000:
-            raise ValueError(f"domain has {(w / a0) * (h / a0):.3g} cells; at most 16e6 allowed")
+            raise ValueError(f"width x height / a0^2 = {(w / a0) * (h / a0):.3g} cells; at most "
+                             "16e6 allowed (a larger a0, or a smaller width or height)")
         _int_in("substeps", self.substeps, 1, 64)
-        if len(self.gravity) != 2:
+        if (isinstance(self.gravity, str | bytes) or not hasattr(self.gravity, "__len__")
+                or len(self.gravity) != 2):
             raise ValueError(f"gravity must be a pair (gx, gy), got {self.gravity!r}")
         object.__setattr__(
             self, "gravity", (_finite("gravity[0]", self.gravity[0]),
@@ -294,8 +297,8 @@ class FluidParams:
         The paper's dimensionless step ``g h^2 / a0`` is ~0.01; 900 px/s^2 at 120 Hz substeps gives
         0.006, and ``repulsion_dv`` is scaled so that ``dv * h`` matches the paper's 0.01.
         """
-        substeps = int(changes.pop("substeps", 2))  # type: ignore[call-overload]
-        dt = float(changes.pop("dt", 1.0 / 60.0))  # type: ignore[arg-type]
+        substeps = _int_in("substeps", changes.pop("substeps", 2), 1, 64)  # type: ignore[arg-type]
+        dt = _positive("dt", changes.pop("dt", 1.0 / 60.0))
         base = dict(
             width=width, height=height, a0=10.0, gamma=5.0, dt=dt, substeps=substeps,
             gravity=(0.0, -900.0), repulsion_iterations=3,
@@ -303,4 +306,4 @@ class FluidParams:
             pressure_solver="converged",
         )
         base.update(changes)
-        return cls(**base)
+        return cls(**base)  # type: ignore[arg-type]

@@ -34,11 +34,15 @@ from .scripting import (
     Goal,
     KeyBinding,
     Message,
+    Rect,
     Region,
     Timer,
     Trigger,
     Watch,
+    as_region,
+    finite_number,
     normalize_key,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -212,8 +216,15 @@ class Level:
 
     # ------------------------------------------------------------------ script helpers
     def after(self, seconds: float, action: Action, *, name: str = "") -> Timer:
-        """Call ``action(world)`` once, ``seconds`` after now ("open the gate after 3 s")."""
-        timer = Timer(self.time + float(seconds), action, name=name)
+        """Call ``action(world)`` once, ``seconds`` after now ("open the gate after 3 s").
+
+        Raises:
+            TypeError / ValueError: ``seconds`` is not a finite number >= 0.
+        """
+        delay = finite_number("seconds", seconds)
+        if delay < 0:
+            raise ValueError(f"seconds must be >= 0, got {seconds!r}")
+        timer = Timer(self.time + delay, action, name=name)
         self.timers.append(timer)
         return timer
 
@@ -221,9 +232,19 @@ class Level:
         self, seconds: float, action: Action, *, start: float | None = None, name: str = ""
     ) -> Timer:
         """Call ``action(world)`` every ``seconds``, first at ``start`` s from now (default
-        ``seconds``)."""
-        first = self.time + (float(seconds) if start is None else float(start))
-        timer = Timer(first, action, every=float(seconds), name=name)
+        ``seconds``).
+
+        Raises:
+            TypeError / ValueError: ``seconds`` is not a finite number > 0, or ``start`` not
+                one >= 0.
+        """
+        period = finite_number("seconds", seconds)
+        if period <= 0:
+            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        delay = period if start is None else finite_number("start", start)
+        if delay < 0:
+            raise ValueError(f"start must be >= 0, got {start!r}")
+        timer = Timer(self.time + delay, action, every=period, name=name)
         self.timers.append(timer)
         return timer
 
@@ -253,8 +274,9 @@ class Level:
         """
         if bodies is not None:
             watch = "bodies"
+        min_count = whole_number("min_count", min_count, 1)
         trig = Trigger(
-            region,  # type: ignore[arg-type]
+            as_region(region),
             action,
             watch=watch,
             material=material,
@@ -284,8 +306,10 @@ class Level:
 
     def drain(self, region: Sequence[float]) -> Drain:
         """A drain: ``world.add_drain((x0, y0, x1, y1))``; ``drain.removed`` counts particles."""
-        x0, y0, x1, y1 = (float(v) for v in region)
-        return self._world().add_drain((x0, y0, x1, y1))
+        values = as_region(region)
+        if not isinstance(values, Rect):
+            raise TypeError(f"region must be (x0, y0, x1, y1) or a Rect, got {region!r}")
+        return self._world().add_drain((values.x0, values.y0, values.x1, values.y1))
 
     def _world(self) -> World:
         if self.world is None:
@@ -317,8 +341,8 @@ class Level:
     ) -> FillGoal:
         """Add a "fill the container" goal: ``particles`` fluid particles inside ``region``."""
         g = FillGoal(
-            region, particles, material=material, message=message, hold=hold,
-            on_reached=on_reached,
+            as_region(region), whole_number("particles", particles, 1), material=material,
+            message=message, hold=hold, on_reached=on_reached,
         )
         self.goals.append(g)
         return g
@@ -341,7 +365,13 @@ class Level:
 
     def say(self, text: str, seconds: float = 3.0, *, big: bool = False) -> Message:
         """Show ``text`` on screen for ``seconds`` (``math.inf``: until the level restarts)."""
-        msg = Message(str(text), self.time + float(seconds), big)
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise TypeError(f"seconds must be a number, got {seconds!r}")
+        if not seconds > 0:  # math.inf is fine: until the level restarts
+            raise ValueError(f"seconds must be > 0 (math.inf: for good), got {seconds!r}")
+        msg = Message(text, self.time + float(seconds), big)
         self.messages.append(msg)
         return msg
 

@@ -70,7 +70,8 @@ class Rect:
             if not math.isfinite(getattr(self, name)):
                 raise ValueError(f"Rect.{name} must be finite, got {getattr(self, name)!r}")
         if self.x1 <= self.x0 or self.y1 <= self.y0:
-            raise ValueError(f"empty Rect ({self.x0}, {self.y0})-({self.x1}, {self.y1})")
+            raise ValueError(f"empty region: Rect ({self.x0}, {self.y0})-({self.x1}, {self.y1}) "
+                             "needs x0 < x1 and y0 < y1")
 
     @property
     def center(self) -> tuple[float, float]:
@@ -113,13 +114,38 @@ class Circle:
 
 
 def as_region(region: Region | Sequence[float]) -> Region:
-    """Accept a region object or a plain ``(x0, y0, x1, y1)`` rectangle tuple."""
+    """Accept a region object or a plain ``(x0, y0, x1, y1)`` rectangle tuple.
+
+    Raises:
+        TypeError / ValueError: naming ``region``, for anything else or non-finite numbers.
+    """
     if hasattr(region, "contains"):
         return region
-    values = tuple(float(v) for v in region)
+    if isinstance(region, str | bytes) or not isinstance(region, Sequence | np.ndarray):
+        raise TypeError(f"region must be a Rect, a Circle or (x0, y0, x1, y1), got {region!r}")
+    values = tuple(finite_number("region", v) for v in region)
     if len(values) != 4:
-        raise ValueError(f"a region must be a Rect, a Circle or (x0, y0, x1, y1), got {region!r}")
+        raise ValueError(f"region must be a Rect, a Circle or (x0, y0, x1, y1), got {region!r}")
     return Rect(*values)
+
+
+def finite_number(name: str, value: Any) -> float:
+    """``value`` as a finite float, else a TypeError/ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return v
+
+
+def whole_number(name: str, value: Any, minimum: int) -> int:
+    """``value`` as an int >= ``minimum``, else a TypeError/ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def normalize_key(key: str) -> str:
