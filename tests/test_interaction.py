@@ -331,3 +331,26 @@ def test_a_missing_texture_warns_once_naming_the_file(window: Any) -> None:
     texts = [str(w.message) for w in caught if "no_such_texture" in str(w.message)]
     assert len(texts) == 1 and "no_such_texture.png" in texts[0]
     assert "crate" in texts[0]  # it names the textures that do exist
+
+
+def test_f6_saves_and_f9_loads_the_running_level(window: Any, tmp_path: Any) -> None:
+    import arcade
+
+    game = make_game(window)
+    game.save_dir = tmp_path
+    for _ in range(20):
+        game.fixed_update(1 / 60)
+    game.on_key_press(arcade.key.F6)
+    assert (tmp_path / "Yard.sav").is_file() or list(tmp_path.glob("*.sav"))
+    saved_steps, saved_hash = game.world.steps, game.world.state_hash()
+    for _ in range(15):
+        game.fixed_update(1 / 60)
+    assert game.world.steps == saved_steps + 15
+    game.on_key_press(arcade.key.F9)
+    assert game.world.steps == saved_steps and game.world.state_hash() == saved_hash
+    assert any("loaded" in m.text for m in game.level.messages)
+    game.draw()  # the renderers follow the loaded world
+    game.save_dir = tmp_path / "nothing here"
+    game.on_key_press(arcade.key.F9)
+    assert any("cannot load" in m.text for m in game.level.messages)
+    assert game.world.steps == saved_steps

@@ -52,8 +52,8 @@ __all__ = ["Level", "RESERVED_KEYS"]
 
 #: Keys the player uses in ``fluidworld play``; levels cannot bind them.
 RESERVED_KEYS: frozenset[str] = frozenset(
-    {"SPACE", "N", "R", "F5", "D", "F", "M", "H", "C", "B", "V", "ESCAPE", "KEY_1", "KEY_2",
-     "KEY_3", "KEY_4"}
+    {"SPACE", "N", "R", "F5", "F6", "F9", "D", "F", "M", "H", "C", "B", "V", "ESCAPE", "KEY_1",
+     "KEY_2", "KEY_3", "KEY_4"}
 )
 
 

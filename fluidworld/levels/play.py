@@ -57,7 +57,7 @@ GIF_MAX = (720, 405)
 
 PLAYER_HELP = (
     "LMB drag/throw  RMB pour  1-4 material  C crate  B ball  SPACE pause  N step  "
-    "R reset  F5 reload  D debug  F field  M look  H help  ESC quit"
+    "R reset  F5 reload  F6/F9 save/load  D debug  F field  M look  H help  ESC quit"
 )
 
 #: How a texture sits on its body: ``(width factor, height factor, x offset, y offset)`` relative
@@ -168,6 +168,8 @@ class Game:
         pour_material: Material id poured.
         ms_per_step: Smoothed wall time of a physics step (ms).
         fps: Smoothed frames per second of ``draw``.
+        save_dir: Folder of the quick saves (F6 save, F9 load): ``saves/`` in the working
+            folder, one file per level.
     """
 
     fluid_renderer: FluidRenderer
@@ -194,6 +196,7 @@ class Game:
         self.pour_speed = 250.0
         self.pour_width = 24.0
         self.pour_material: int | None = None
+        self.save_dir = Path("saves")
         self.ms_per_step = 0.0
         self.fps = 0.0
         self.camera = arcade.Camera2D(window=window)
@@ -393,6 +396,8 @@ class Game:
             k.N: self.single_step,
             k.R: self.reset,
             k.F5: self.reload,
+            k.F6: self.quick_save,
+            k.F9: self.quick_load,
             k.D: self.toggle_debug,
             k.F: lambda: self.debug.cycle_field(),
             k.M: self.toggle_mode,
@@ -435,6 +440,47 @@ class Game:
         ok = self.session.reload()
         self._bind_world()
         return ok
+
+    def _save_path(self) -> Path:
+        return self.save_dir / f"{self.session.name}.sav"
+
+    def _notice(self, text: str) -> None:
+        if self.level is not None:
+            self.level.say(text, 2.5)
+
+    def quick_save(self) -> Path | None:
+        """Save the running level to ``save_dir/<level>.sav`` (F6); ``None`` if it failed (the
+        reason is shown on screen)."""
+        from ..saving import SaveError
+
+        self._release_grab()
+        self._stop_pour()
+        path = self._save_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.session.save(path)
+        except (SaveError, RuntimeError, OSError) as exc:
+            self._notice(f"cannot save: {exc}")
+            return None
+        self._bind_world()
+        self._notice(f"saved to {path}")
+        return path
+
+    def quick_load(self) -> bool:
+        """Load the quick save of this level (F9); the level keeps running if there is none."""
+        from ..saving import SaveError
+
+        path = self._save_path()
+        self._release_grab()
+        self._stop_pour()
+        try:
+            self.session.load(path)
+        except (SaveError, OSError) as exc:
+            self._notice(f"cannot load {path.name}: {exc}")
+            return False
+        self._bind_world()
+        self._notice(f"loaded {path}")
+        return True
 
     def toggle_debug(self) -> bool:
         """Show or hide the debug overlay."""
