@@ -86,6 +86,6 @@ def test_the_spaces_gravity_drives_the_water(gravity: tuple[float, float]) -> No
 def test_no_walls_are_added_to_the_users_space_unless_asked() -> None:
     space = pymunk.Space()
     World(400, 300, space=space)
-    assert space.shapes == []
+    assert list(space.shapes) == []
     World(400, 300, space=space, bounds=True)
     assert len(space.shapes) == 4

@@ -47,7 +47,7 @@ def test_game_preset_and_space(world: World) -> None:
     w2 = World(200.0, 150.0, space=own)
     assert w2.space is own and tuple(own.gravity) == (0.0, -500.0)  # the user's is left alone
     assert w2.fluid.params.gravity == (0.0, -500.0)  # and the water takes it
-    assert w2.bounds == () and own.shapes == []  # no walls added to the user's Space unasked
+    assert w2.bounds == () and list(own.shapes) == []  # no walls added to the user's Space unasked
     w3 = World(200.0, 150.0, space=pymunk.Space(), bounds=True)
     assert len(w3.bounds) == 4 and all(s in w3.space.shapes for s in w3.bounds)
     told = World(200.0, 150.0, space=own, params=FluidParams.game(200.0, 150.0))
