@@ -4,6 +4,7 @@ events a step reports, and what :meth:`World.check` counts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pymunk
 
@@ -49,10 +50,14 @@ class Entity:
     Attributes:
         id: Integer id with a generation; stale after removal.
         kind: What it is, for renderers and scripts ("crate", "ball", "wall", "drain", ...).
+        data: The game's own data on this entity (components): any keys, e.g. a component
+            class -> its instance (``crate.data[Score] = Score(10)``); saved with the world
+            when it pickles. :meth:`World.entities_with` finds entities by key.
     """
 
     id: int = field(init=False, default=-1)
     kind: str = "entity"
+    data: dict[Any, Any] = field(default_factory=dict, repr=False, kw_only=True)
 
     @property
     def alive(self) -> bool:
@@ -80,6 +85,7 @@ class BodyHandle(Entity):
     area: float = 0.0
     _owns_body: bool = False
     in_water: bool = False
+    _world: Any = field(default=None, repr=False)
 
     @property
     def shape(self) -> pymunk.Shape:
@@ -96,6 +102,29 @@ class BodyHandle(Entity):
     def angle(self) -> float:
         """Body angle (radians)."""
         return float(self.body.angle)
+
+    @property
+    def submerged_area(self) -> float:
+        """The body's area under the fluid's surface at the last step (units²; 0 when dry,
+        not dynamic, or removed)."""
+        k = self._coupled_index()
+        return 0.0 if k < 0 else float(self._world.coupler.submerged_area[k])
+
+    @property
+    def fluid_force(self) -> tuple[float, float]:
+        """The fluid's mean force on the body over the last step (pressure, buoyancy, drag
+        and particle contacts; mass x units/s², gravity not included)."""
+        k = self._coupled_index()
+        if k < 0:
+            return (0.0, 0.0)
+        fx, fy = self._world.fluid_impulse_of_step(k)
+        return (fx, fy)
+
+    def _coupled_index(self) -> int:
+        w = self._world
+        if w is None or not self.alive:
+            return -1
+        return int(w.coupler.body_index(self.body))
 
 
 @dataclass(eq=False)

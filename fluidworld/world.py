@@ -31,6 +31,7 @@ during a step (from a pymunk callback, say) is deferred to the end of the step.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import time
@@ -59,6 +60,7 @@ from .fluid.solver import Solver
 from .fluid.solvers import make_solver
 from .world_bodies import REACH, BodyHelpers
 from .world_fluid import MAX_EMITTER_RATE, FluidHelpers
+from .world_systems import System, SystemHelpers
 
 __all__ = [
     "World",
@@ -87,7 +89,7 @@ _SLOT_MASK = (1 << _SLOT_BITS) - 1
 MAX_STEP_SUBSTEPS = 1024
 
 
-class World(FluidHelpers, BodyHelpers):
+class World(FluidHelpers, BodyHelpers, SystemHelpers):
     """A fluid and a pymunk Space, coupled two ways, with an entity registry.
 
     Args:
@@ -162,6 +164,9 @@ class World(FluidHelpers, BodyHelpers):
         self.fluid.set_solver(make_solver(solver))
         self.space = space
         self.coupler = Coupler(self.fluid, coupling)
+        self._systems: list[System] = []
+        self._step_impulse = np.zeros((0, 2))  # the fluid's impulse on each body, this step
+        self._step_time = 0.0
         self.profile: dict[str, float] = dict.fromkeys(self.stages, 0.0)
         #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes:
         #: inside ``advect``, plus remembering positions for it inside ``bin``), ``settle`` (the
@@ -225,18 +230,20 @@ class World(FluidHelpers, BodyHelpers):
         f.threads.begin()
         try:
             for sub in range(n):
-                self._timed("sync_bodies", self.coupler.sync, h, sub == 0)
-                self._timed("external_forces", f.apply_external_forces, h)
+                first = sub == 0
+                run = functools.partial(self._stage, h=h, first=first, dt=dt)
+                run("sync_bodies", fn=self.coupler.sync, args=(h, first))
+                run("external_forces", fn=f.apply_external_forces, args=(h,))
                 # the sort also keeps the positions containment starts from (the coupler
                 # turned keep_start_positions on)
-                self._timed("bin", f.bin_particles)
+                run("bin", fn=f.bin_particles, args=())
                 *inner, last = f.solver.stages
                 for stage in inner:
-                    self._timed(stage, f.solver.run_stage, stage, h)
-                self._timed(last, self._advect, last, h)  # then containment out of shapes
-                self._timed("exchange", self._exchange, h, sub == 0)
+                    run(stage, fn=f.solver.run_stage, args=(stage, h))
+                run(last, fn=self._advect, args=(last, h))  # then containment out of shapes
+                run("exchange", fn=self._exchange, args=(h, first))
             self._timed("exchange", self._settle, h)
-            self._timed("events", self._run_events, dt)
+            self._stage("events", dt, True, dt, self._run_events, (dt,))
         finally:
             self._stepping = False
             f.threads.end()
@@ -248,7 +255,12 @@ class World(FluidHelpers, BodyHelpers):
     @property
     def stages(self) -> tuple[str, ...]:
         """The step's stages in order (:data:`STAGES` with SRD): ``sync_bodies``, the fluid's
-        shared and solver stages, ``exchange`` and ``events``."""
+        shared and solver stages, ``exchange`` and ``events``, with the game's systems
+        (:meth:`add_system`) where they run."""
+        return self._with_systems(self._base_stages)
+
+    @property
+    def _base_stages(self) -> tuple[str, ...]:
         return ("sync_bodies", *self.fluid.stages, "exchange", "events")
 
     @property
@@ -283,19 +295,56 @@ class World(FluidHelpers, BodyHelpers):
         self.profile_detail["settle"] += (time.perf_counter() - t0) * 1e3
 
     def _exchange(self, h: float, measure: bool) -> None:
-        self.coupler.exchange(h, measure)
+        c = self.coupler
+        c.exchange(h, measure)
+        acc = self._step_impulse
+        if measure or acc.shape != c.impulse.shape:  # the step's first substep
+            self._step_impulse = acc = np.zeros_like(c.impulse)
+            self._step_time = 0.0
+        acc += c.impulse
+        self._step_time += h
         t0 = time.perf_counter()
         self.space.step(h)
         if self.bounds:
             self._keep_bodies_inside()
         self.profile_detail["space_step"] += (time.perf_counter() - t0) * 1e3
 
+    def fluid_impulse_of_step(self, k: int) -> tuple[float, float]:
+        """The fluid's mean force on coupled body ``k`` (``coupler.body_index``) over the last
+        step: the exchange impulses of its substeps over their time
+        (:attr:`BodyHandle.fluid_force`)."""
+        acc = self._step_impulse
+        if not 0 <= k < len(acc) or self._step_time <= 0.0:
+            return (0.0, 0.0)
+        return (float(acc[k, 0] / self._step_time), float(acc[k, 1] / self._step_time))
+
+    def _space_positions(self) -> np.ndarray | None:
+        """Every body's position in one ``pymunk.batch`` call, ``(n, 2)``; None without batch.
+        The buffer is kept: pymunk 6.9 does not free a ``batch.Buffer`` (~1 KB each)."""
+        buf = getattr(self, "_pos_buf", None)
+        if buf is None:
+            try:
+                import pymunk.batch as batch
+            except ImportError:
+                return None
+            buf = self._pos_buf = batch.Buffer()
+        import pymunk.batch as batch
+
+        buf.clear()
+        batch.get_space_bodies(self.space, batch.BodyFields.POSITION, buf)
+        return np.frombuffer(buf.float_buf(), np.float64).reshape(-1, 2)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_pos_buf", None)  # a per-process pymunk buffer: made again on use
+        return state
+
     def _keep_bodies_inside(self) -> None:
         """pymunk has no continuous collision: a body fast enough to cross the boundary walls
         in one substep (10,000 units/s did) would leave the world. A dynamic body whose centre
         left the domain is put back just inside it, its outward velocity removed."""
         p = self.fluid.params
-        pos = _space_positions(self.space)
+        pos = self._space_positions()
         if pos is not None and ((pos >= 0.0).all() and (pos[:, 0] <= p.width).all()
                                 and (pos[:, 1] <= p.height).all()):
             return  # every body inside (the common case): one batch read, no body by body
@@ -366,6 +415,11 @@ class World(FluidHelpers, BodyHelpers):
     def entities(self) -> Iterator[Entity]:
         """All live entities."""
         return (e for e in self._slots if e is not None and not getattr(e, "_dead", False))
+
+    def entities_with(self, *keys: Any) -> Iterator[Entity]:
+        """Live entities whose :attr:`~fluidworld.entities.Entity.data` holds every key (a
+        component query: ``for e in world.entities_with(Score): ...``)."""
+        return (e for e in self.entities if all(k in e.data for k in keys))
 
     def remove(self, entity: Entity | int) -> None:
         """Remove an entity (by handle or id). Its id goes stale at once; the bodies and shapes
@@ -540,13 +594,3 @@ def _gravity_of(space: pymunk.Space) -> tuple[float, float]:
     g = space.gravity
     return (float(g[0]), float(g[1]))
 
-
-def _space_positions(space: pymunk.Space) -> np.ndarray | None:
-    """Every body's position in one ``pymunk.batch`` call, ``(n, 2)``; None without batch."""
-    try:
-        import pymunk.batch as batch
-    except ImportError:
-        return None
-    buf = batch.Buffer()
-    batch.get_space_bodies(space, batch.BodyFields.POSITION, buf)
-    return np.frombuffer(buf.float_buf(), np.float64).reshape(-1, 2)

@@ -84,7 +84,8 @@ class BodyHelpers:
         size = (float(boxes[:, 2].max() - boxes[:, 0].min()),
                 float(boxes[:, 3].max() - boxes[:, 1].min()))
         h = BodyHandle(kind=kind, body=body, shapes=tuple(shapes), sprite=sprite, size=size,
-                       area=float(sum(shape_area(g) for g in geos)), _owns_body=owns_body)
+                       area=float(sum(shape_area(g) for g in geos)), _owns_body=owns_body,
+                       _world=self)
         self._body_refs[body] = self._body_refs.get(body, 0) + 1
         return self._register(h)  # type: ignore[return-value]
 

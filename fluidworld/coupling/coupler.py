@@ -238,10 +238,12 @@ class Coupler:
         self._ids = np.array([b.id for b in bodies], np.uint64)
         self._batch_rows = np.zeros(0, np.int64)
         self._batch_key = b""  # the space's body ids when _batch_rows was found
-        self._batch_buf = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        # the buffers are kept across rebuilds: pymunk 6.9 never frees a batch.Buffer
+        have = _BATCH is not None and bodies
+        self._batch_buf = (getattr(self, "_batch_buf", None) or _BATCH.Buffer()) if have else None
         # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
         # read into it would let pymunk reallocate numpy's memory
-        self._batch_out = _BATCH.Buffer() if _BATCH is not None and bodies else None
+        self._batch_out = (getattr(self, "_batch_out", None) or _BATCH.Buffer()) if have else None
         # (mass, moment) of each body when its centre of gravity was last read
         self._mass_keys: list[tuple[float, float]] | None = None
         self._mass_keys_bodies: list[pymunk.Body] = []

@@ -1,0 +1,152 @@
+"""A game's own stages in the World's step: systems.
+
+A *system* is a function ``fn(world, h)`` (or an object with ``update(world, h)``) that the
+step runs at a fixed place in its stage list, timed in ``world.profile`` under its name::
+
+    world.add_system(Current((0, 0, 800, 120), velocity=(80, 0)), after="external_forces")
+
+Order: a system runs right ``after`` (or ``before``) a stage of :attr:`World.stages`; systems at
+the same place run in the order they were added (and the list :attr:`World.stages` shows them
+where they run). ``every_substep=True`` (the default) runs it in every substep with the
+substep's ``h`` -- what a force on the particles needs; ``False`` runs it once per step, in the
+step's first substep, with the whole step's ``dt`` (scoring, spawning). Around ``events``
+(once per step anyway) both are the same. Removing a system gives back the step it had without
+it, bit for bit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["System", "SystemHelpers"]
+
+
+@dataclass(eq=False)
+class System:
+    """A registered system (what :meth:`World.add_system` returns).
+
+    Attributes:
+        name: Its name in ``world.stages`` and ``world.profile``.
+        fn: Called as ``fn(world, h)``.
+        anchor: The stage it runs next to. where: ``"after"`` or ``"before"`` it.
+        every_substep: Run in every substep (else once per step).
+        enabled: Set False to skip it without removing it.
+    """
+
+    name: str
+    fn: Callable[[Any, float], Any]
+    anchor: str
+    where: str
+    every_substep: bool = True
+    enabled: bool = field(default=True)
+
+
+def _callable_of(system: Any) -> Callable[[Any, float], Any]:
+    update = getattr(system, "update", None)
+    if callable(update):
+        return update
+    if callable(system):
+        return system
+    raise TypeError(f"system must be a function fn(world, h) or have update(world, h), "
+                    f"got {type(system).__name__}")
+
+
+class SystemHelpers:
+    """The World's system registry (a mixin of :class:`~fluidworld.World`)."""
+
+    _systems: list[System]
+    profile: dict[str, float]
+    _timed: Callable[..., None]
+
+    @property
+    def _base_stages(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    @property
+    def systems(self) -> tuple[System, ...]:
+        """The registered systems, in the order they were added."""
+        return tuple(self._systems)
+
+    def add_system(self, system: Any, *, after: str | None = None, before: str | None = None,
+                   every_substep: bool = True, name: str | None = None) -> System:
+        """Insert a game's own stage into the step (see :mod:`fluidworld.world_systems`).
+
+        Args:
+            system: ``fn(world, h)``, or an object with ``update(world, h)``.
+            after: The stage it runs right after (default ``"exchange"``: the end of each
+                substep, bodies and fluid coupled).
+            before: Or the stage it runs right before (not with ``after``).
+            every_substep: Every substep (default) or once per step (the first substep).
+            name: Its name in ``stages`` and ``profile`` (default: the function's or class's
+                name; a number is added to repeats).
+
+        Raises:
+            TypeError: ``system`` is not callable. ValueError: an unknown stage, both ``after``
+            and ``before``, or a name already used.
+        """
+        fn = _callable_of(system)
+        if after is not None and before is not None:
+            raise ValueError("give after= or before=, not both")
+        where, anchor = ("before", before) if before is not None else ("after", after or "exchange")
+        stages = self._base_stages
+        if anchor not in stages:
+            raise ValueError(f"after/before must be one of the stages {', '.join(stages)}, "
+                             f"got {anchor!r}")
+        used = set(stages) | {s.name for s in self._systems}
+        if name is None:
+            base = getattr(system, "name", None) or getattr(system, "__name__", None) \
+                or type(system).__name__
+            name, k = str(base), 2
+            while name in used:
+                name, k = f"{base}_{k}", k + 1
+        elif not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty str, got {name!r}")
+        elif name in used:
+            raise ValueError(f"name {name!r} is already a stage or system of this world")
+        entry = System(name, fn, anchor, where, bool(every_substep))
+        self._systems.append(entry)
+        return entry
+
+    def remove_system(self, system: System | str) -> None:
+        """Remove a system (by what :meth:`add_system` returned, or by name).
+
+        Raises:
+            KeyError: No such system.
+        """
+        for s in self._systems:
+            if s is system or s.name == system:
+                self._systems.remove(s)
+                self.profile.pop(s.name, None)
+                return
+        raise KeyError(f"no system {system!r}")
+
+    def _with_systems(self, stages: tuple[str, ...]) -> tuple[str, ...]:
+        out: list[str] = []
+        for stage in stages:
+            out += [s.name for s in self._systems if s.anchor == stage and s.where == "before"]
+            out.append(stage)
+            out += [s.name for s in self._systems if s.anchor == stage and s.where == "after"]
+        return tuple(out)
+
+    def _run_systems(self, stage: str, where: str, h: float, first: bool, dt: float) -> None:
+        for s in self._systems:
+            if s.anchor != stage or s.where != where or not s.enabled:
+                continue
+            if not s.every_substep and not first:
+                continue
+            t0 = time.perf_counter()
+            s.fn(self, h if s.every_substep else dt)
+            self.profile[s.name] = self.profile.get(s.name, 0.0) + (
+                time.perf_counter() - t0) * 1e3
+
+    def _stage(self, stage: str, h: float, first: bool, dt: float, fn: Callable[..., Any],
+               args: tuple[Any, ...]) -> None:
+        """Run ``stage`` (timed) with the systems placed before and after it."""
+        if self._systems:
+            self._run_systems(stage, "before", h, first, dt)
+        self._timed(stage, fn, *args)
+        if self._systems:
+            self._run_systems(stage, "after", h, first, dt)

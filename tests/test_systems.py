@@ -1,0 +1,194 @@
+"""A game's own systems in the step: placement, timing, removal, and the ready-made currents;
+what the coupling knows about each body (submerged area, fluid force) on its handle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fluidworld import World
+from fluidworld.systems import Current, ForceField, Vortex
+
+
+def pool(width: float = 400.0, height: float = 240.0, depth: float = 90.0) -> World:
+    world = World(width, height)
+    world.add_fluid_rect(0, 0, width, depth)
+    return world
+
+
+def test_a_system_after_advect_sees_the_particles_before_the_exchange() -> None:
+    world = pool()
+    world.add_box((200, 110), (40, 40), density=0.5)
+    seen: dict[str, list[np.ndarray]] = {"before_advect": [], "after_advect": [],
+                                         "before_exchange": []}
+
+    def recorder(key: str):  # noqa: ANN202
+        def fn(w: World, h: float) -> None:
+            assert h == pytest.approx(w.fluid.params.h)
+            seen[key].append(w.fluid.positions.copy())
+        return fn
+
+    world.add_system(recorder("before_advect"), before="advect", name="rec0")
+    world.add_system(recorder("after_advect"), after="advect", name="rec1")
+    world.add_system(recorder("before_exchange"), before="exchange", name="rec2")
+    stages = world.stages
+    assert stages.index("rec0") + 2 == stages.index("rec1") == stages.index("advect") + 1
+    assert stages.index("rec2") + 1 == stages.index("exchange")
+    for _ in range(3):
+        world.step()
+    substeps = 3 * world.fluid.params.substeps
+    assert all(len(v) == substeps for v in seen.values())  # every substep
+    for a, b, c in zip(seen["before_advect"], seen["after_advect"], seen["before_exchange"],
+                       strict=True):
+        assert np.array_equal(b, c)  # nothing runs between advect and the exchange
+        assert not np.array_equal(a, b)  # advect moved the particles
+    assert world.profile["rec1"] > 0.0 and "rec1" in world.profile
+
+
+def test_removing_a_system_gives_back_the_step_bit_for_bit() -> None:
+    plain, busy = pool(), pool()
+    for w in (plain, busy):
+        w.add_box((200, 110), (40, 40), density=0.5)
+    calls: list[float] = []
+    watcher = busy.add_system(lambda w, h: calls.append(h), after="exchange",
+                              every_substep=False, name="watch")
+    current = busy.add_system(Current((0, 0, 400, 90), velocity=(50, 0)))
+    busy.remove_system(current)
+    for _ in range(10):
+        plain.step()
+        busy.step()
+    assert calls == [pytest.approx(busy.fluid.params.dt)] * 10  # once per step, with dt
+    assert busy.state_hash() == plain.state_hash()
+    busy.remove_system("watch")
+    assert watcher not in busy.systems and "watch" not in busy.stages
+    with pytest.raises(KeyError):
+        busy.remove_system("watch")
+
+
+def test_add_system_refuses_bad_placement() -> None:
+    world = pool()
+    with pytest.raises(ValueError, match="stages"):
+        world.add_system(lambda w, h: None, after="nowhere")
+    with pytest.raises(ValueError, match="not both"):
+        world.add_system(lambda w, h: None, after="bin", before="bin")
+    with pytest.raises(TypeError, match="system"):
+        world.add_system(42)
+    world.add_system(lambda w, h: None, name="x")
+    with pytest.raises(ValueError, match="already"):
+        world.add_system(lambda w, h: None, name="x")
+    with pytest.raises(ValueError, match="velocity"):
+        Current((0, 0, 10, 10), velocity=(1, 2, 3))
+    with pytest.raises(ValueError, match="region"):
+        ForceField((10, 0, 0, 10), acceleration=(0, 1))
+    with pytest.raises(ValueError, match="radius"):
+        Vortex((5, 5), radius=0, speed=1)
+
+
+def test_a_current_carries_a_floating_boat_downstream_at_its_speed() -> None:
+    """A surface current of 60 units/s over a long closed tank: the surface water runs at
+    nearly the stream's speed (the return flow underneath and the water piling up at the far
+    wall hold it back a little), and the boat drifts with it."""
+    world = World(1600.0, 240.0)
+    world.add_fluid_rect(0, 0, 1600, 100)
+    boat = world.add_box((200, 110), (80, 20), density=0.5)
+    world.add_system(Current((0, 60, 1600, 240), velocity=(60, 0), rate=20.0),
+                     after="external_forces")
+    for _ in range(60):  # 1 s to get going
+        world.step()
+    x0 = boat.position[0]
+    water = []
+    for _ in range(120):
+        world.step()
+        pos, vel = world.fluid.positions, world.fluid.velocities
+        near = (pos[:, 1] > 60) & (np.abs(pos[:, 0] - boat.position[0]) < 200)
+        water.append(vel[near, 0].mean())
+    speed = (boat.position[0] - x0) / 2.0
+    assert speed == pytest.approx(60.0, rel=0.2)
+    assert speed == pytest.approx(float(np.mean(water)), rel=0.15)
+
+
+def test_the_handle_knows_its_submerged_area_and_the_fluids_force() -> None:
+    """A floating box of density 0.5: half its area under water (Archimedes), and the fluid
+    carries its weight."""
+    world = pool(400, 240, 100)
+    box = world.add_box((200, 120), (40, 40), density=0.5)
+    for _ in range(240):
+        world.step()
+    assert box.submerged_area == pytest.approx(0.5 * 40 * 40, rel=0.1)
+    fx, fy = box.fluid_force
+    weight = box.body.mass * 900.0
+    assert fy == pytest.approx(weight, rel=0.1) and abs(fx) < 0.1 * weight
+    dry = world.add_box((60, 200), (20, 20), density=0.5)
+    world.step()
+    assert dry.submerged_area == 0.0
+    world.remove(box)
+    assert box.submerged_area == 0.0 and box.fluid_force == (0.0, 0.0)
+
+
+def test_a_vortex_turns_the_water() -> None:
+    """Within its radius the water turns counter-clockwise at close to the solid-body speed
+    ``speed * r / radius`` (within 25 %, the floor and the pool around slow it)."""
+    world = pool(400, 240, 120)
+    world.add_system(Vortex((200, 60), radius=50, speed=80, rate=20.0),
+                     after="external_forces")
+    for _ in range(60):
+        world.step()
+    pos, vel = world.fluid.positions, world.fluid.velocities
+    d = pos - np.array([200, 60])
+    r = np.hypot(d[:, 0], d[:, 1])
+    ring = (r > 20) & (r < 45)
+    tangential = (d[ring, 0] * vel[ring, 1] - d[ring, 1] * vel[ring, 0]) / r[ring]
+    assert tangential.mean() == pytest.approx(float((80 / 50 * r[ring]).mean()), rel=0.25)
+    assert world.check().ok
+
+
+def test_a_force_field_lifts_the_water_in_its_region() -> None:
+    world = pool(400, 240, 120)
+    world.add_system(ForceField((0, 0, 100, 240), acceleration=(0, 2000)),
+                     after="external_forces")
+    for _ in range(60):
+        world.step()
+    pos = world.fluid.positions
+    left = pos[:, 0] < 100
+    assert pos[left, 1].mean() > pos[~left, 1].mean() + 10
+    assert world.check().ok
+
+
+class Score:
+    def __init__(self, points: int) -> None:
+        self.points = points
+
+
+def test_entities_carry_components_that_queries_find_and_saves_keep() -> None:
+    world = pool()
+    crate = world.add_box((100, 110), (30, 30), density=0.5)
+    ball = world.add_ball((300, 120), 10, density=0.5)
+    world.add_static_segment((0, 200), (50, 180))
+    crate.data[Score] = Score(10)
+    ball.data[Score] = Score(5)
+    ball.data["tag"] = "bouncy"
+    assert {e.id for e in world.entities_with(Score)} == {crate.id, ball.id}
+    assert [e.id for e in world.entities_with(Score, "tag")] == [ball.id]
+    again = World.restore(world.snapshot())
+    got = {e.kind: e.data[Score].points for e in again.entities_with(Score)}
+    assert sorted(got.values()) == [5, 10]
+    world.remove(ball)
+    assert [e.id for e in world.entities_with(Score)] == [crate.id]
+
+
+def test_a_system_that_scores_by_submerged_area() -> None:
+    """The kind of system the README shows: points for every crate under water."""
+    world = pool(400, 240, 100)
+    crate = world.add_box((200, 120), (40, 40), density=0.5)
+    crate.data[Score] = Score(0)
+
+    def scoring(w: World, dt: float) -> None:
+        for e in w.entities_with(Score):
+            if e.submerged_area > 100.0:
+                e.data[Score].points += 1
+
+    world.add_system(scoring, after="events")
+    for _ in range(60):
+        world.step()
+    assert 40 <= crate.data[Score].points <= 60
+    assert "scoring" in world.stages and world.stages[-1] == "scoring"
