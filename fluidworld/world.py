@@ -37,7 +37,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pymunk
@@ -80,6 +80,8 @@ __all__ = [
 
 STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_collision",
           "viscosity", "cell_pressure", "advect", "exchange", "events")
+
+E = TypeVar("E", bound=Entity)
 
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
@@ -416,10 +418,12 @@ class World(FluidHelpers, BodyHelpers, SystemHelpers):
         """All live entities."""
         return (e for e in self._slots if e is not None and not getattr(e, "_dead", False))
 
-    def entities_with(self, *keys: Any) -> Iterator[Entity]:
+    def entities_with(self, *keys: Any, of: type[E] = Entity) -> Iterator[E]:  # type: ignore[assignment]
         """Live entities whose :attr:`~fluidworld.entities.Entity.data` holds every key (a
-        component query: ``for e in world.entities_with(Score): ...``)."""
-        return (e for e in self.entities if all(k in e.data for k in keys))
+        component query: ``for e in world.entities_with(Score): ...``), of type ``of`` (e.g.
+        ``of=BodyHandle`` for bodies only, typed as such)."""
+        return (e for e in self.entities
+                if isinstance(e, of) and all(k in e.data for k in keys))
 
     def remove(self, entity: Entity | int) -> None:
         """Remove an entity (by handle or id). Its id goes stale at once; the bodies and shapes

@@ -20,7 +20,7 @@ from fluidworld.world import Drain, Emitter
 
 DEMOS = (
     "floating_crates", "harbor", "dam_break", "droplet", "mixing", "ball_in_flow",
-    "faucet_and_drain", "fill_the_bucket",
+    "faucet_and_drain", "fill_the_bucket", "river",
 )
 MAX_PARTICLES = 15_000
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,3 +127,15 @@ def test_python_dash_m_demo_renders_headless(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert out.is_file() and out.stat().st_size > 1000
+
+
+def test_the_river_is_written_as_systems_and_scores() -> None:
+    s = LevelSession("river")
+    assert s.error is None, s.error
+    stages = s.world.stages
+    assert {"current", "whirlpool", "harbour"} <= set(stages)
+    assert stages.index("current") < stages.index("bin") and stages[-1] == "harbour"
+    for _ in range(1500):  # 25 s
+        s.step()
+    assert s.error is None and s.level.score >= 1
+    assert s.world.profile["current"] > 0.0
