@@ -22,10 +22,15 @@ import numpy.typing as npt
 from ..render.offscreen import offscreen_window, read_pixels
 from ..warmup import compile_kernels
 from .base import Level
+from .game import Game
 from .loader import LevelSession
-from .play import GIF_MAX, RENDER_MAX, Game, _factory
+from .play import _factory
 
 __all__ = ["RenderResult", "render_level"]
+
+#: Default maximum image size of ``render_level`` when the level does not say.
+RENDER_MAX = (960, 540)
+GIF_MAX = (720, 405)
 
 
 @dataclass(frozen=True)
