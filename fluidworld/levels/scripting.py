@@ -20,6 +20,8 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ..fluid.params import _finite
+
 __all__ = [
     "Action",
     "Circle",
@@ -129,14 +131,9 @@ def as_region(region: Region | Sequence[float]) -> Region:
     return Rect(*values)
 
 
-def finite_number(name: str, value: Any) -> float:
-    """``value`` as a finite float, else a TypeError/ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return v
+#: ``value`` as a finite float, else a TypeError/ValueError naming the argument (the package's
+#: one validator of numbers, shared with the parameter dataclasses).
+finite_number = _finite
 
 
 def whole_number(name: str, value: Any, minimum: int) -> int:
