@@ -61,8 +61,9 @@ class River(Level):
     height = 540.0
 
     def build(self, world: World) -> None:
-        world.add_fluid_rect(0, 0, 1280, WATER)
+        # the rock first: a fill skips what is already there
         world.add_static_poly([(560, 0), (720, 0), (680, 40), (600, 40)])  # a rock on the bed
+        world.add_fluid_rect(0, 0, 1280, WATER)
         world.add_system(Current((0, WATER - 50, 1280, 540), velocity=(70, 0), rate=12.0),
                          after="external_forces")
         world.add_system(Vortex((880, 70), radius=60, speed=60, rate=6.0),
