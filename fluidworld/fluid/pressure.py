@@ -365,9 +365,10 @@ def solver_coefficients(cnt, invk, rows=None):
     """
     ny, nx = cnt.shape
     for j in _all_rows(ny, rows):
-        kj = (j > 0) + (j + 1 < ny)
+        # int(): without the JIT, numpy adds two bools as a logical or
+        kj = int(j > 0) + int(j + 1 < ny)
         for i in range(nx):
-            k = kj + (i > 0) + (i + 1 < nx)
+            k = kj + int(i > 0) + int(i + 1 < nx)
             invk[j, i] = 1.0 / k if cnt[j, i] >= EMPTY_COUNT and k > 0 else 0.0
 
 
