@@ -1,4 +1,5 @@
-"""The solvers by name: ``"srd"`` (default) and ``"ddr"`` (double density relaxation)."""
+"""The solvers by name: ``"srd"`` (default), ``"ddr"`` (double density relaxation) and
+``"constraint"`` (Sprinkle's velocity-constraint fluid)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ __all__ = ["SOLVER_NAMES", "make_solver"]
 _REGISTRY: dict[str, tuple[str, str]] = {
     "srd": ("fluidworld.fluid.srd_solver", "SRDSolver"),
     "ddr": ("fluidworld.fluid.ddr_solver", "DDRSolver"),
+    "constraint": ("fluidworld.fluid.constraint_solver", "ConstraintSolver"),
 }
 
 #: The solver names :func:`make_solver` accepts, in the order the play window cycles them.

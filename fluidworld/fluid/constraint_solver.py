@@ -1,0 +1,254 @@
+"""The velocity-constraint fluid (Sprinkle, ``shared/seeds``) as a
+:class:`~fluidworld.fluid.solver.Solver` (``"constraint"``).
+
+Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sort):
+
+1. ``constraint_setup`` -- neighbour lists (capped), weights ``(1 - d^2)^3``, densities, the
+   Baumgarte bias and each constraint's mass term; the starting impulses (warm start) applied;
+2. ``constraint_solve`` -- Gauss-Seidel sweeps of sequential impulses: each particle's pressure
+   pushes its neighbours apart until its density stops growing (pressure only pushes); solids
+   are neighbours of infinite mass whose impulses go to the bodies;
+3. ``advect``           -- positions from the velocities, the domain box, the cell deposit.
+
+Why a warm start: a sweep carries a push about one radius down a column, so a deep pool
+would need hundreds of sweeps from zero to hold its weight; the rigid-body answer is to start
+from last substep's impulses. The store reorders particles every substep, so the impulses are
+kept as an average per neighbour cell (about one particle each) and read back at the new
+positions: the hydrostatic pressure carries over, and a few sweeps fix the rest.
+
+What it gives that SRD does not: no grid pressure (nothing leaks between cells), a stiff fluid
+whose compression is set by the bias, not by a cell count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numba
+import numpy as np
+
+from . import advection, pressure
+from . import constraint as K
+from .params import _finite, _int_in
+
+if TYPE_CHECKING:
+    from .system import FluidSystem
+
+__all__ = ["ConstraintParams", "ConstraintSolver"]
+
+#: Below this many particles the list build runs serially (a parallel region costs more).
+PARALLEL_MIN_PARTICLES = 12_000
+#: The largest pseudo-velocity the position correction asks of one constraint, in spacings
+#: per substep (a deep, freshly filled pool compresses by half at the bottom before its
+#: pressure builds: an unclamped correction threw particles across several spacings).
+MAX_CORRECTION = 0.2
+#: How far inside a surface the solid rows lie, in particle spacings: the coupler sets the
+#: bodies' 0.75 spacings in (``CouplingParams.solid_inset``); the box walls' solids, which lie
+#: on the edge, are moved out as far. A particle that reached a row of solids would be held
+#: on it: its neighbours all on one side, its own pressure pushes it into the wall.
+SOLID_INSET = 0.75
+#: Where a fluid particle rests from a row of solids, in particle spacings: the inset plus the
+#: distance of a fill's bottom row from its edge (0.43).
+SOLID_DISTANCE = SOLID_INSET + 0.45
+
+
+@dataclass(frozen=True)
+class ConstraintParams:
+    """Knobs of the constraint fluid, in units of the particle spacing ``r_L`` and the substep
+    ``h`` so that one set works at any resolution.
+
+    Args:
+        radius: Smoothing radius ``H`` in particle spacings, in [1.5, 4].
+        iterations: Gauss-Seidel sweeps of the velocities per substep, in [1, 100].
+        position_iterations: Sweeps of the position correction (the bias alone, on a
+            pseudo-velocity that moves the particles and is then dropped), in [0, 100].
+        baumgarte: Fraction of a density error removed per substep by the position correction
+            (the pseudo-velocity it asks for is ``baumgarte (rho - rho0) r_L / h``), in [0, 1].
+        warm_start: Fraction of last substep's impulses the solve starts from, in [0, 1].
+        viscosity: Fraction of a particle's velocity relative to its neighbourhood removed per
+            substep (pairwise, momentum conserving), in [0, 1].
+        max_neighbours: Fluid neighbours kept per particle (the density counts all), in
+            [8, 64].
+        max_solid_neighbours: Solid neighbours kept per particle, in [4, 64].
+    """
+
+    radius: float = 2.0
+    iterations: int = 4
+    position_iterations: int = 4
+    baumgarte: float = 0.3
+    warm_start: float = 1.0
+    viscosity: float = 0.2
+    max_neighbours: int = 32
+    max_solid_neighbours: int = 16
+
+    def __post_init__(self) -> None:
+        r = _finite("ConstraintParams.radius", self.radius)
+        if not 1.5 <= r <= 4.0:
+            raise ValueError(f"ConstraintParams.radius must be in [1.5, 4] spacings, got {r}")
+        _int_in("ConstraintParams.iterations", self.iterations, 1, 100)
+        _int_in("ConstraintParams.position_iterations", self.position_iterations, 0, 100)
+        _int_in("ConstraintParams.max_neighbours", self.max_neighbours, 8, 64)
+        _int_in("ConstraintParams.max_solid_neighbours", self.max_solid_neighbours, 4, 64)
+        for name in ("baumgarte", "warm_start", "viscosity"):
+            v = _finite(f"ConstraintParams.{name}", getattr(self, name))
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"ConstraintParams.{name} must be in [0, 1], got {v}")
+
+
+class ConstraintSolver:
+    """Sprinkle's velocity-constraint fluid over a FluidSystem's particle store.
+
+    Args:
+        params: The knobs (default :class:`ConstraintParams` ()).
+    """
+
+    name = "constraint"
+    stages: tuple[str, ...] = ("constraint_setup", "constraint_solve", "advect")
+
+    def __init__(self, params: ConstraintParams | None = None) -> None:
+        self.params = params if params is not None else ConstraintParams()
+        if not isinstance(self.params, ConstraintParams):
+            raise TypeError(f"params must be a ConstraintParams, got {type(params).__name__}")
+        self.fluid: FluidSystem | None = None
+        self._cap = 0
+        #: The last solve's largest impulse change in its final sweep (convergence).
+        self.residual = 0.0
+
+    def attach(self, fluid: FluidSystem) -> None:
+        """Bind to ``fluid``; scratch for its capacity (kept, and the warm start with it, when
+        the same fluid attaches again at the same capacity)."""
+        prm = self.params
+        if fluid is not self.fluid or len(fluid.pos) != self._cap:
+            cap = len(fluid.pos)
+            k, ks = prm.max_neighbours, prm.max_solid_neighbours
+            self._lists = (np.zeros((cap, k), np.int64), np.zeros((cap, k)), np.zeros((cap, k)),
+                           np.zeros((cap, k)), np.zeros(cap, np.int64), np.zeros(cap))
+            self._s_lists = (np.zeros((cap, ks), np.int64), np.zeros((cap, ks)),
+                             np.zeros((cap, ks)), np.zeros((cap, ks)), np.zeros(cap, np.int64))
+            self._lam = np.zeros(cap)
+            self._lam_b = np.zeros(cap)
+            self._lam_old = np.zeros(cap)
+            self._cursor = np.zeros(fluid.nb_nx * fluid.nb_ny, np.int64)
+            self._vb = np.zeros((cap, 2))
+            self._s_zero = np.zeros((0, 2))
+            self._s_scratch = np.zeros((0, 2))
+            self._bias = np.zeros(cap)
+            self._a_inv = np.zeros(cap)
+            self._cap = cap
+            self._g_avg = np.zeros(fluid.nb_nx * fluid.nb_ny)
+            self._g_n = np.zeros(fluid.nb_nx * fluid.nb_ny)
+        self.fluid = fluid
+        self._n_kept = 0  # particles whose impulses the next setup carries through the sort
+        r_l = fluid.r_l
+        self._radius = prm.radius * r_l
+        self._kb = int(math.ceil(self._radius / fluid.nb_h))
+        self._rho0 = K.rest_density(r_l, self._radius)
+        self._ws = K.solid_weight(r_l, self._radius, SOLID_DISTANCE * r_l)
+        self._walls = _outward(fluid._wall_pos, fluid.params.width, fluid.params.height,
+                               SOLID_INSET * r_l)
+        self._s_pos = np.zeros((0, 2))
+        self._inv_mass = 1.0 / fluid._mass
+
+    def run_stage(self, stage: str, h: float) -> None:
+        """Run one of :attr:`stages`."""
+        f = self.fluid
+        if f is None:
+            raise RuntimeError("ConstraintSolver.run_stage before attach(fluid)")
+        if self._cap < len(f.pos):
+            self.attach(f)
+        if stage == "constraint_setup":
+            self._setup(h)
+        elif stage == "constraint_solve":
+            self._solve(h)
+        elif stage == "advect":
+            self._finish(h)
+        else:
+            raise ValueError(f"stage must be one of {self.stages}, got {stage!r}")
+
+    def _setup(self, h: float) -> None:
+        """Lists, densities, bias and mass terms; the warm start read and applied."""
+        f = self.fluid
+        assert f is not None
+        n = f.count
+        f.solid_impulse[:] = 0.0
+        f.solid_marked[:] = False
+        if self._s_pos.shape != f.solid_pos.shape:
+            self._s_pos = np.zeros_like(f.solid_pos)
+        self._s_pos[:] = f.solid_pos
+        self._s_pos[: len(self._walls)] = self._walls  # (the sort binned them at the edge)
+        grid = (f._nb_start, f.nb_nx, f.nb_ny, 1.0 / f.nb_h, self._kb)
+        solids = (self._s_pos, f._s_start, f._s_order, self._ws)
+        build = (K.build_lists_parallel if n >= PARALLEL_MIN_PARTICLES
+                 and numba.get_num_threads() > 1 else K.build_lists)
+        build(f.pos, n, grid, solids, self._radius, self._lists, self._s_lists)
+        s_nbr, s_cnt = self._s_lists[0], self._s_lists[4]
+        touched = s_nbr[:n][np.arange(s_nbr.shape[1]) < s_cnt[:n, None]]
+        f.solid_marked[touched] = True
+        ws = self.params.warm_start
+        K.read_warm_start(f.pos, n, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, self._g_avg, ws, self._lam)
+        if 0 < self._n_kept <= n:  # none removed since: each particle keeps its own impulse
+            K.follow_sort(f._cell_of, self._n_kept, f._nb_start, self._cursor, ws,
+                          self._lam_old, self._lam)
+        K.setup_rows(n, f.mat, self._inv_mass, self._lists, self._s_lists, self._rho0,
+                     self.params.baumgarte * f.r_l / h, MAX_CORRECTION * f.r_l / h, self._lam, self._bias, self._a_inv)
+        K.warm_start(n, f.vel, f.mat, self._inv_mass, self._lists, self._s_lists, self._lam,
+                     f.solid_impulse)
+
+    def _solve(self, h: float) -> None:
+        """Velocity sweeps (no bias: the fluid's momentum), then position sweeps on a separate
+        pseudo-velocity from zero with the bias alone (split impulses: a density error is
+        fixed by moving particles, never by a velocity that stays and bounces), then the
+        positions from both."""
+        f = self.fluid
+        assert f is not None
+        n = f.count
+        prm = self.params
+        m = len(f.solid_pos)
+        if len(self._s_zero) != m:
+            self._s_zero = np.zeros((m, 2))
+            self._s_scratch = np.zeros((m, 2))
+        if prm.viscosity > 0.0:
+            K.smooth_velocities(n, f.vel, f.mat, self._inv_mass, self._lists,
+                                prm.viscosity / (self._rho0 - 1.0))
+        self.residual = K.solve_iterations(
+            n, f.vel, f.mat, self._inv_mass, f.solid_vel, self._lists, self._s_lists, self._lam,
+            self._bias, self._a_inv, prm.iterations, 0.0, f.solid_impulse)
+        vb = self._vb
+        vb[:n] = 0.0
+        self._lam_b[:n] = 0.0
+        if prm.position_iterations:
+            K.solve_iterations(n, vb, f.mat, self._inv_mass, self._s_zero, self._lists,
+                               self._s_lists, self._lam_b, self._bias, self._a_inv,
+                               prm.position_iterations, 1.0, self._s_scratch)
+        f.pos[:n] += h * (f.vel[:n] + vb[:n])
+
+    def _finish(self, h: float) -> None:
+        """Positions from the velocities, the box, the cell deposit the coupling and the
+        renderers read; the impulses kept by cell for the next warm start."""
+        f = self.fluid
+        assert f is not None
+        n = f.count
+        p = f.params
+        f.put_back = advection.advect_and_contain(
+            f.pos, f.vel, f.mat, n, 0.0, p.width, p.height, 1e-6 * p.a0, f._bounce, f._rest,
+            f._keep)
+        pressure.deposit_cells(f.pos, f.vel, n, p.a0, f.nx, f.ny, p.gamma, f.solid_fraction,
+                               f.solid_cell_velocity, f.cell_count, f.cell_velocity, f._cell_of)
+        f.cell_grad[:] = 0.0
+        K.store_warm_start(f.pos, n, self._lam, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, self._g_avg,
+                           self._g_n)
+        self._lam_old[:n] = self._lam[:n]
+        self._n_kept = n
+
+
+def _outward(walls: np.ndarray, width: float, height: float, by: float) -> np.ndarray:
+    """The box walls' solids moved ``by`` out of the box (corners diagonally)."""
+    out = walls.copy()
+    eps = 1e-6 * max(width, height)
+    out[walls[:, 0] <= eps, 0] -= by
+    out[walls[:, 0] >= width - eps, 0] += by
+    out[walls[:, 1] <= eps, 1] -= by
+    out[walls[:, 1] >= height - eps, 1] += by
+    return out
