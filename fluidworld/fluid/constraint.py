@@ -18,8 +18,8 @@ Solids (walls, bodies) are neighbours of infinite mass that mirror the particle'
 (their rows carry ``2 ws w``: the particle's own push and the equal one a fluid neighbour in
 the solid's place would give back; with ``w`` alone a layer by the floor has to compress by a
 third before its neighbours' geometry holds the column's weight). Their velocity enters
-``c_i``, the impulse they would get is recorded in ``solid_imp`` (the momentum the body receives, minus what
-the fluid got from it) and ``solid_marked`` flags them.
+``c_i``, the impulse they would get is recorded in ``solid_imp`` (the momentum the body
+receives: minus what the fluid got from it).
 
 Lists are built once per substep, capped at ``max_nbr`` fluid and ``max_solid`` solid
 neighbours (the density counts all of them). The iterations are Gauss-Seidel, one particle
@@ -43,6 +43,7 @@ __all__ = [
     "read_warm_start",
     "follow_sort",
     "smooth_velocities",
+    "seed_hydrostatic",
     "setup_rows",
     "rest_density",
     "solid_weight",
@@ -259,7 +260,8 @@ def smooth_velocities(n, vel, mat, inv_mass, lists, rate):
 @njit(cache=True)
 def store_warm_start(pos, n, lam, inv_g, gx, gy, g_sum, g_n):
     """Average ``lam`` per cell of a ``gx x gy`` grid of cells ``1 / inv_g`` at the particles'
-    positions: ``g_sum`` (overwritten) holds the averages, ``g_n`` the counts (scratch); the
+    positions: ``g_sum`` (overwritten) holds the averages (-1 where empty), ``g_n`` the counts
+    (scratch); the
     next substep reads them at its sorted positions (:func:`read_warm_start`)."""
     g_sum[:] = 0.0
     g_n[:] = 0.0
@@ -268,16 +270,32 @@ def store_warm_start(pos, n, lam, inv_g, gx, gy, g_sum, g_n):
         g_sum[c] += lam[i]
         g_n[c] += 1.0
     for c in range(gx * gy):
-        if g_n[c] > 0.0:
-            g_sum[c] /= g_n[c]
+        g_sum[c] = g_sum[c] / g_n[c] if g_n[c] > 0.0 else -1.0
 
 
 @njit(cache=True)
 def read_warm_start(pos, n, inv_g, gx, gy, g_avg, scale, lam):
-    """``lam[i] = scale x`` the cell average that :func:`store_warm_start` left at ``pos[i]``."""
+    """``lam[i] = scale x`` the cell average that :func:`store_warm_start` left at ``pos[i]``,
+    -1 where that cell held no particle."""
     for i in range(n):
         c = _cell(pos[i, 1], inv_g, gy) * gx + _cell(pos[i, 0], inv_g, gx)
-        lam[i] = scale * g_avg[c]
+        lam[i] = scale * g_avg[c] if g_avg[c] >= 0.0 else -1.0
+
+
+@njit(cache=True)
+def seed_hydrostatic(pos, n, mat, mass, inv_g, gx, per_depth, tops, lam):
+    """Where ``lam`` is unknown (< 0): the impulse of the fluid column above the particle,
+    ``per_depth x m x`` (highest particle of its grid column - its height): a freshly filled
+    pool starts near its hydrostatic pressure instead of falling in on itself while the
+    sweeps carry the weight down (``tops`` is scratch over the ``gx`` columns)."""
+    tops[:] = -np.inf
+    for i in range(n):
+        c = _cell(pos[i, 0], inv_g, gx)
+        tops[c] = max(tops[c], pos[i, 1])
+    for i in range(n):
+        if lam[i] < 0.0:
+            c = _cell(pos[i, 0], inv_g, gx)
+            lam[i] = per_depth * mass[mat[i]] * max(tops[c] - pos[i, 1], 0.0)
 
 
 @njit(cache=True)
