@@ -2,9 +2,8 @@
 bookkeeping, momentum exchange with solids, compression under load, bodies. Scenes are small
 (game preset, pools 100 deep) so the file runs in well under a minute.
 
-Known shortfalls are marked ``xfail`` with what was measured (see the module's report in
-``fluidworld/fluid/constraint_solver.py``): bodies float too high with the coupler's explicit
-buoyancy on top of the contacts, and a pool 300 deep is not held at rest."""
+Known shortfalls are marked ``xfail`` with what was measured: bodies float too high with the
+coupler's explicit buoyancy on top of the contacts, and a pool 300 deep is not held at rest."""
 
 from __future__ import annotations
 
