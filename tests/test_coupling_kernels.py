@@ -253,7 +253,8 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
                       c.spacing_interior, b["sub"])
     surface_buoyancy(c._surf_local, c._surf_normal, c._surf_len, c._surf_owner, c.state,
                      b["levels"], b["prof"], c.a0, -gy * h, b["J"], b["tau"])
-    K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], c._out_owner, len(c._out_local),
+    K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], c._out_owner, c._out_normal,
+                    len(c._out_local),
                     c.state, b["levels"], c.dynamic, f.cell_count, f.cell_velocity, f.cell_grad,
                     f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0, b["prof"],
                     unit, m1, prm.drag * layer * h, b["J"], b["tau"], b["cimp"])
