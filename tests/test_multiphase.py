@@ -244,12 +244,24 @@ def test_oil_laid_under_water_rises_above_it(seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_honey_laid_over_water_sinks_below_it(seed):
-    # density layering alone (an inviscid honey) within 15 s, as before honey became viscous;
-    # the default honey (~14x water's kinematic viscosity) overturns in a slower, viscous
-    # Rayleigh-Taylor instability: measured done between 25 and 40 s (docs/architecture.md)
-    assert mp.layer_fraction("water", "honey", 15.0, seed=seed,
-                             materials=mp.inviscid_honey()) >= 0.9
-    assert mp.layer_fraction("water", "honey", 45.0, seed=seed) >= 0.9
+    # density layering alone (an inviscid honey) within 15 s; the default honey (~14x water's
+    # kinematic viscosity) overturns in a slower, viscous Rayleigh-Taylor instability, done by
+    # 45 s (docs/architecture.md): the share of honey below the water's median, and of water
+    # above the honey's
+    assert mp.layer_fraction("water", "honey", 15.0, seed=seed, materials=mp.inviscid_honey(),
+                             counted="honey") >= 0.9
+    assert mp.layer_fraction("water", "honey", 45.0, seed=seed, counted="honey") >= 0.9
+
+
+@pytest.mark.xfail(strict=True, reason="the default, viscous honey has not started to overturn "
+                   "after 15 s (0.0 of it below the water's median; done by 45 s)")
+def test_viscous_honey_sinks_below_water_within_15_s():
+    assert mp.layer_fraction("water", "honey", 15.0, counted="honey") >= 0.9
+
+
+def test_layer_fraction_counts_the_named_material():
+    with pytest.raises(ValueError, match="counted"):
+        mp.layer_fraction("oil", "water", 0.1, counted="honey")
 
 
 def test_two_layer_tank_stays_at_rest_and_layered():
