@@ -14,20 +14,25 @@ from fluidworld.fidelity import buoyancy as B
 from fluidworld.fluid import FluidParams
 from fluidworld.world import World
 
-# Known failure, measured after the viscosity stage landed (honey's knob 20,000 units^2/s): the
-# bodies stop where they first settle instead of creeping to their draft -- 1.1x boxes stay at
-# the surface (bottom at 76 of a 100-deep pool after 8 and after 40 s), a 0.6x ball floats at
-# 0.545-0.565 and a 0.9x box at 0.85-0.87, unchanged from 8 to 40 s: a quasi-static support that
-# a viscous *fluid* should not have. With honey's knob at 0 all six pass. See
-# docs/architecture.md, "Viscosity", limits.
-HONEY_YIELD = pytest.mark.xfail(
-    reason="viscous honey holds bodies where they first settle (a yield stress that a fluid "
-    "should not have)", strict=False)
+# Known failure: in the default honey (nu ~25,000 units^2/s, 14x water's) a body of 1.1x does not
+# get under within 8 s. Measured over 40 s: the ball creeps down at ~1.4 units/s (Stokes' 2D drag
+# in that honey gives ~0.7-1.7); the box stays at bottom 75.2-75.3, its deck 8 units below the
+# honey beside it, floating as a boat: honey has to flow over its edges first, and a film 8
+# deep flows at q ~ g h^3 / (3 nu) ~ 6 units^2/s, ~100 s to cover the deck. Physics at this
+# viscosity, not a yield: a honey bump 40 high flattens within 4 s. Fractions of 0.6 and 0.9
+# bodies in honey pass. With honey's knob at 0 all six pass.
+HONEY_SLOW = pytest.mark.xfail(
+    reason="a 1.1x body in viscous honey takes far longer than 8 s to get under", strict=True)
 
 
-@pytest.mark.parametrize("ratio", [0.6, 0.9, 1.1])
+def _marks(material: str, ratio: float) -> list[pytest.MarkDecorator]:
+    return [HONEY_SLOW] if material == "honey" and ratio > 1.0 else []
+
+
+@pytest.mark.parametrize(("material", "ratio"), [
+    pytest.param(m, r, marks=_marks(m, r)) for m in ("water", "oil", "honey")
+    for r in (0.6, 0.9, 1.1)])
 @pytest.mark.parametrize("kind", ["box", "ball"])
-@pytest.mark.parametrize("material", ["water", "oil", pytest.param("honey", marks=HONEY_YIELD)])
 def test_archimedes_in_each_fluid(material: str, kind: str, ratio: float) -> None:
     """A body of ``ratio x`` the fluid's density dropped onto a pool of that fluid floats with
     a submerged fraction of ``ratio`` +-0.05; at 1.1x it goes under and sinks (its bottom at
