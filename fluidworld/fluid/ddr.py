@@ -1,26 +1,42 @@
 """Kernels of double density relaxation (Clavet, Beaudoin and Poulin 2005, "Particle-based
-Viscoelastic Fluid Simulation"), with the seeds' notes (``shared/seeds``): density and near
-density with the ``(1 - r/H)^2`` and ``(1 - r/H)^3`` kernels, pressure ``k (rho - rho0)`` and
-near pressure ``k_near rho_near``, symmetric pair displacements, and Clavet's linear and
-quadratic viscosity impulses.
+Viscoelastic Fluid Simulation"), with the seeds' notes (``shared/seeds``).
 
-Neighbours come from the particle store's sort (cells of ``nb_h``, particles in cell order):
-the cells of one row of a block are one contiguous index range. Pairs are visited in index
-order, one particle after the other (Clavet's sequential form): deterministic, serial.
+Density and near density with Clavet's ``(1 - r/H)^2``, ``(1 - r/H)^3`` kernels or Madams'
+``(1 - r/H)^3``, ``(1 - r/H)^4`` (``cubic``, a stiffer fluid for the same knobs); pressure
+``P = k mu (rho - rho0)`` and near pressure ``P_near = k_near mu rho_near``.
 
-Multiphase (Madams): a pair's displacement or impulse is split by the inverse of the two masses,
-so a heavy particle gives way less than a light one, and under gravity the heavy fluid sinks.
-Solid particles (walls, bodies) count in the density like fluid and push the fluid the whole
-displacement; the momentum each gives is recorded for the coupling.
+Why Jacobi and not Clavet's sequential loop: the sequential form moves particle ``j`` while
+particle ``i`` is being relaxed, so the result depends on the visiting order and cannot be
+split over threads without races. Here every pass reads the state of the previous pass and each
+particle writes only its own density, displacement or velocity change; a pair's contribution is
+computed with the same arithmetic from both sides (``(P_i + P_j)``, symmetric weights), so the
+pair's momentum cancels and results are bit-identical for any thread count. A particle gets the
+sum of its pairs' shares, which is what a sequential sweep gives to first order.
+
+Multiphase (Madams' notes; Solenthaler and Pajarola's density contrast): densities count
+neighbours (number density), the pressure of a particle of material density ``mu`` is ``mu``
+times that of water at the same compression (per-material rest density ``mu rho0``), and a pair's
+displacement is split as ``1 / mu`` of each side: a heavy fluid has the same compressibility
+as a light one, takes the same momentum and moves less, so under gravity it sinks.
+
+Solid particles (walls, bodies) count in the density like fluid, push the fluid (never pull) and
+take the opposite momentum into ``solid_impulse``, gathered per solid particle (no scattered
+sums). Neighbours come from the particle store's sort (cells of ``nb_h``, particles in cell
+order, one index range per row of a block); ``reach`` is the interaction radius plus how far any
+particle moved since the sort.
 """
 
 from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["viscosity_impulses", "relax_positions", "rest_density"]
+__all__ = ["viscosity_impulses", "relax_positions", "anti_stick", "lattice_sums", "rest_density",
+           "CHUNK"]
+
+#: Particles per parallel work item.
+CHUNK = 512
 
 
 @njit(cache=True, inline="always")
@@ -28,25 +44,37 @@ def _cell(x, inv, n):
     return min(max(int(x * inv), 0), n - 1)
 
 
+@njit(cache=True, inline="always")
+def _weights(q, cubic):
+    """Density weight, near-density weight and their displacement weights at ``q = 1 - r/H``."""
+    if cubic:
+        q2 = q * q
+        return q2 * q, q2 * q2, q2, q2 * q
+    return q * q, q * q * q, q, q * q
+
+
+# ----------------------------------------------------------------------------- viscosity
 @njit(cache=True)
-def viscosity_impulses(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, kb, radius,
-                       lin, quad, h):
-    """Clavet's viscosity: for each pair closing in at speed ``u`` along their axis, the impulse
-    ``h (1 - r/H) (lin u + quad u^2)`` (at most ``u``, never a reversal), split by mass."""
+def _visc_range(lo, hi, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin,
+                quad, h, wsum, out, apply):
+    """``apply`` False: ``wsum[i]`` = the fraction of closing speeds particle ``i``'s pairs would
+    remove. True: ``out[i]`` = its velocity change, each pair's impulse scaled by
+    ``1 / max(1, wsum_i, wsum_j)`` so that no particle's closing speed is overshot."""
     inv_r = 1.0 / radius
     r2max = radius * radius
-    for i in range(n):
+    for i in range(lo, hi):
         xi = pos[i, 0]
         yi = pos[i, 1]
-        cx = _cell(xi, inv_nb, nb_nx)
-        cy = _cell(yi, inv_nb, nb_ny)
-        x0 = max(cx - kb, 0)
-        x1 = min(cx + kb, nb_nx - 1)
+        x0 = _cell(xi - radius, inv_nb, nb_nx)
+        x1 = _cell(xi + radius, inv_nb, nb_nx)
         mi = mass[mat[i]]
-        for yy in range(max(cy - kb, 0), min(cy + kb, nb_ny - 1) + 1):
+        acc = 0.0
+        dvx = 0.0
+        dvy = 0.0
+        for yy in range(_cell(yi - radius, inv_nb, nb_ny), _cell(yi + radius, inv_nb, nb_ny) + 1):
             a = nb_start[yy * nb_nx + x0]
             b = min(nb_start[yy * nb_nx + x1 + 1], n)
-            for j in range(max(a, i + 1), b):
+            for j in range(a, b):
                 dx = pos[j, 0] - xi
                 dy = pos[j, 1] - yi
                 r2 = dx * dx + dy * dy
@@ -58,126 +86,309 @@ def viscosity_impulses(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, k
                 u = (vel[i, 0] - vel[j, 0]) * nx + (vel[i, 1] - vel[j, 1]) * ny
                 if u <= 0.0:
                     continue
-                q = 1.0 - r * inv_r
-                imp = min(h * q * (lin * u + quad * u * u), u)
+                c = min(h * (1.0 - r * inv_r) * (lin + quad * u), 1.0)
+                if not apply:
+                    acc += c
+                    continue
                 mj = mass[mat[j]]
-                fi = mj / (mi + mj)
-                fj = mi / (mi + mj)
-                vel[i, 0] -= imp * fi * nx
-                vel[i, 1] -= imp * fi * ny
-                vel[j, 0] += imp * fj * nx
-                vel[j, 1] += imp * fj * ny
+                imp = c * u / max(1.0, wsum[i], wsum[j]) * mj / (mi + mj)
+                dvx -= imp * nx
+                dvy -= imp * ny
+        if apply:
+            out[i, 0] = dvx
+            out[i, 1] = dvy
+        else:
+            wsum[i] = acc
 
 
 @njit(cache=True)
-def relax_positions(pos, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, kb, solid_pos, s_start,
-                    s_order, radius, rho0, k, k_near, h, solid_imp, solid_marked):
-    """Double density relaxation, one particle after the other (Clavet's Algorithm 2).
+def _visc_serial(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad, h,
+                 wsum, dv):
+    _visc_range(0, n, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad,
+                h, wsum, dv, False)
+    _visc_range(0, n, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad,
+                h, wsum, dv, True)
+    for i in range(n):
+        vel[i, 0] += dv[i, 0]
+        vel[i, 1] += dv[i, 1]
 
-    ``k`` and ``k_near`` are in length per time squared: a pair's displacement is
-    ``h^2 (P q + P_near q^2)`` with ``q = 1 - r/H``. Returns the number of fluid-solid pairs.
-    """
+
+@njit(cache=True, parallel=True)
+def _visc_parallel(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad, h,
+                   wsum, dv):
+    nc = (n + CHUNK - 1) // CHUNK
+    for t in prange(nc):
+        _visc_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, vel, mat, mass, n, nb_start, nb_nx,
+                    nb_ny, inv_nb, radius, lin, quad, h, wsum, dv, False)
+    for t in prange(nc):
+        _visc_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, vel, mat, mass, n, nb_start, nb_nx,
+                    nb_ny, inv_nb, radius, lin, quad, h, wsum, dv, True)
+    for t in prange(nc):
+        for i in range(t * CHUNK, min(n, (t + 1) * CHUNK)):
+            vel[i, 0] += dv[i, 0]
+            vel[i, 1] += dv[i, 1]
+
+
+def viscosity_impulses(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin,
+                       quad, h, wsum, dv, parallel=False):
+    """Clavet's viscosity (Jacobi): for each pair closing in at speed ``u`` along its axis the
+    impulse ``h (1 - r/H) (lin + quad u) u``, at most ``u``, scaled down where a particle's pairs
+    together would remove more than its closing speeds, split by mass (momentum conserved).
+    Positions must be those of the sort (``wsum``, ``dv``: scratch of the capacity)."""
+    fn = _visc_parallel if parallel and n > CHUNK else _visc_serial
+    fn(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad, h, wsum, dv)
+
+
+# ----------------------------------------------------------------------------- relaxation
+@njit(cache=True)
+def _density_range(lo, hi, pos, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
+                   s_order, radius, cubic, rho, rho_near):
     inv_r = 1.0 / radius
     r2max = radius * radius
-    h2 = h * h
-    touching = 0
-    for i in range(n):
+    for i in range(lo, hi):
         xi = pos[i, 0]
         yi = pos[i, 1]
-        cx = _cell(xi, inv_nb, nb_nx)
-        cy = _cell(yi, inv_nb, nb_ny)
-        x0 = max(cx - kb, 0)
-        x1 = min(cx + kb, nb_nx - 1)
-        y0 = max(cy - kb, 0)
-        y1 = min(cy + kb, nb_ny - 1)
-        rho = 0.0
-        rho_near = 0.0
-        for yy in range(y0, y1 + 1):
+        d = 0.0
+        dn = 0.0
+        x0 = _cell(xi - reach, inv_nb, nb_nx)
+        x1 = _cell(xi + reach, inv_nb, nb_nx)
+        for yy in range(_cell(yi - reach, inv_nb, nb_ny), _cell(yi + reach, inv_nb, nb_ny) + 1):
             a = nb_start[yy * nb_nx + x0]
             b = min(nb_start[yy * nb_nx + x1 + 1], n)
             for j in range(a, b):
-                if j == i:
-                    continue
                 dx = pos[j, 0] - xi
                 dy = pos[j, 1] - yi
                 r2 = dx * dx + dy * dy
+                if r2 < r2max and j != i:
+                    w, wn, _, _ = _weights(1.0 - math.sqrt(r2) * inv_r, cubic)
+                    d += w
+                    dn += wn
+        s0 = _cell(xi - radius, inv_nb, nb_nx)
+        s1 = _cell(xi + radius, inv_nb, nb_nx)
+        for yy in range(_cell(yi - radius, inv_nb, nb_ny), _cell(yi + radius, inv_nb, nb_ny) + 1):
+            for t in range(s_start[yy * nb_nx + s0], s_start[yy * nb_nx + s1 + 1]):
+                s = s_order[t]
+                dx = solid_pos[s, 0] - xi
+                dy = solid_pos[s, 1] - yi
+                r2 = dx * dx + dy * dy
                 if r2 < r2max:
-                    q = 1.0 - math.sqrt(r2) * inv_r
-                    rho += q * q
-                    rho_near += q * q * q
-            for c in range(yy * nb_nx + x0, yy * nb_nx + x1 + 1):
-                for t in range(s_start[c], s_start[c + 1]):
-                    s = s_order[t]
-                    dx = solid_pos[s, 0] - xi
-                    dy = solid_pos[s, 1] - yi
-                    r2 = dx * dx + dy * dy
-                    if r2 < r2max:
-                        q = 1.0 - math.sqrt(r2) * inv_r
-                        rho += q * q
-                        rho_near += q * q * q
-        p = k * (rho - rho0)
-        p_near = k_near * rho_near
-        mi = mass[mat[i]]
+                    w, wn, _, _ = _weights(1.0 - math.sqrt(r2) * inv_r, cubic)
+                    d += w
+                    dn += wn
+        rho[i] = d
+        rho_near[i] = dn
+
+
+@njit(cache=True)
+def _displace_range(lo, hi, pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
+                    s_start, s_order, radius, cubic, rho, rho_near, rho0, k, k_near, h2,
+                    solid_push, disp):
+    """``disp[i]``: the sum of particle ``i``'s shares of its pairs' displacements."""
+    inv_r = 1.0 / radius
+    r2max = radius * radius
+    for i in range(lo, hi):
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        mi = mu[mat[i]]
+        pi = k * mi * (rho[i] - rho0)
+        pni = k_near * mi * rho_near[i]
         ddx = 0.0
         ddy = 0.0
-        for yy in range(y0, y1 + 1):
+        x0 = _cell(xi - reach, inv_nb, nb_nx)
+        x1 = _cell(xi + reach, inv_nb, nb_nx)
+        for yy in range(_cell(yi - reach, inv_nb, nb_ny), _cell(yi + reach, inv_nb, nb_ny) + 1):
             a = nb_start[yy * nb_nx + x0]
             b = min(nb_start[yy * nb_nx + x1 + 1], n)
             for j in range(a, b):
-                if j == i:
-                    continue
                 dx = pos[j, 0] - xi
                 dy = pos[j, 1] - yi
                 r2 = dx * dx + dy * dy
                 if r2 >= r2max or r2 == 0.0:
                     continue
                 r = math.sqrt(r2)
-                q = 1.0 - r * inv_r
-                d = h2 * (p * q + p_near * q * q) / r
-                mj = mass[mat[j]]
-                fj = mi / (mi + mj)
-                pos[j, 0] += d * dx * fj
-                pos[j, 1] += d * dy * fj
-                ddx -= d * dx * (1.0 - fj)
-                ddy -= d * dy * (1.0 - fj)
-            for c in range(yy * nb_nx + x0, yy * nb_nx + x1 + 1):
-                for t in range(s_start[c], s_start[c + 1]):
-                    s = s_order[t]
-                    dx = solid_pos[s, 0] - xi
-                    dy = solid_pos[s, 1] - yi
-                    r2 = dx * dx + dy * dy
-                    if r2 >= r2max or r2 == 0.0:
-                        continue
-                    r = math.sqrt(r2)
-                    q = 1.0 - r * inv_r
-                    d = h2 * (p * q + p_near * q * q) / r
-                    if d <= 0.0:
-                        continue  # a solid pushes, never pulls
+                _, _, g, gn = _weights(1.0 - r * inv_r, cubic)
+                mj = mu[mat[j]]
+                pair = (pi + k * mj * (rho[j] - rho0)) * g + (pni + k_near * mj * rho_near[j]) * gn
+                d = 0.5 * h2 * pair / (r * mi)
+                ddx -= d * dx
+                ddy -= d * dy
+        s0 = _cell(xi - radius, inv_nb, nb_nx)
+        s1 = _cell(xi + radius, inv_nb, nb_nx)
+        for yy in range(_cell(yi - radius, inv_nb, nb_ny), _cell(yi + radius, inv_nb, nb_ny) + 1):
+            for t in range(s_start[yy * nb_nx + s0], s_start[yy * nb_nx + s1 + 1]):
+                s = s_order[t]
+                dx = solid_pos[s, 0] - xi
+                dy = solid_pos[s, 1] - yi
+                r2 = dx * dx + dy * dy
+                if r2 >= r2max or r2 == 0.0:
+                    continue
+                r = math.sqrt(r2)
+                _, _, g, gn = _weights(1.0 - r * inv_r, cubic)
+                d = solid_push * h2 * (pi * g + pni * gn) / (r * mi)
+                if d > 0.0:  # a solid pushes, never pulls
                     ddx -= d * dx
                     ddy -= d * dy
-                    # the fluid's momentum change from this solid over the substep
-                    solid_imp[s, 0] -= mi * d * dx / h
-                    solid_imp[s, 1] -= mi * d * dy / h
-                    solid_marked[s] = True
+        disp[i, 0] = ddx
+        disp[i, 1] = ddy
+
+
+@njit(cache=True)
+def _solid_range(lo, hi, pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach,
+                 solid_pos, radius, cubic, rho, rho_near, rho0, k, k_near, h2, h, solid_push,
+                 solid_imp, solid_marked):
+    """Per solid particle: minus the momentum it gave the fluid (its body's share)."""
+    inv_r = 1.0 / radius
+    r2max = radius * radius
+    touching = 0
+    for s in range(lo, hi):
+        xs = solid_pos[s, 0]
+        ys = solid_pos[s, 1]
+        jx = 0.0
+        jy = 0.0
+        hit = False
+        x0 = _cell(xs - reach, inv_nb, nb_nx)
+        x1 = _cell(xs + reach, inv_nb, nb_nx)
+        for yy in range(_cell(ys - reach, inv_nb, nb_ny), _cell(ys + reach, inv_nb, nb_ny) + 1):
+            a = nb_start[yy * nb_nx + x0]
+            b = min(nb_start[yy * nb_nx + x1 + 1], n)
+            for i in range(a, b):
+                dx = xs - pos[i, 0]
+                dy = ys - pos[i, 1]
+                r2 = dx * dx + dy * dy
+                if r2 >= r2max or r2 == 0.0:
+                    continue
+                r = math.sqrt(r2)
+                _, _, g, gn = _weights(1.0 - r * inv_r, cubic)
+                mi = mu[mat[i]]
+                d = solid_push * h2 * (k * mi * (rho[i] - rho0) * g
+                                       + k_near * mi * rho_near[i] * gn) / (r * mi)
+                if d > 0.0:
+                    m = mass[mat[i]] / h
+                    jx += m * d * dx
+                    jy += m * d * dy
+                    hit = True
                     touching += 1
-        pos[i, 0] = xi + ddx
-        pos[i, 1] = yi + ddy
+        solid_imp[s, 0] = jx
+        solid_imp[s, 1] = jy
+        solid_marked[s] = hit
     return touching
 
 
-def rest_density(spacing: float, radius: float) -> float:
-    """``sum (1 - r/H)^2`` over the neighbours of a particle inside a hexagonal lattice at
-    ``spacing`` (the density of the fluid at rest, as the lattice fills place it)."""
+@njit(cache=True)
+def _relax_serial(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
+                  s_order, radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp):
+    _density_range(0, n, pos, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
+                   s_order, radius, cubic, rho, rho_near)
+    _displace_range(0, n, pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
+                    s_start, s_order, radius, cubic, rho, rho_near, rho0, k, k_near, h2,
+                    solid_push, disp)
+
+
+@njit(cache=True, parallel=True)
+def _relax_parallel(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
+                    s_order, radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp):
+    nc = (n + CHUNK - 1) // CHUNK
+    for t in prange(nc):
+        _density_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, n, nb_start, nb_nx, nb_ny,
+                       inv_nb, reach, solid_pos, s_start, s_order, radius, cubic, rho, rho_near)
+    for t in prange(nc):
+        _displace_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, mat, mu, n, nb_start, nb_nx,
+                        nb_ny, inv_nb, reach, solid_pos, s_start, s_order, radius, cubic, rho,
+                        rho_near, rho0, k, k_near, h2, solid_push, disp)
+
+
+@njit(cache=True)
+def _add_disp(pos, disp, n):
+    for i in range(n):
+        pos[i, 0] += disp[i, 0]
+        pos[i, 1] += disp[i, 1]
+
+
+def relax_positions(pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
+                    s_start, s_order, solid_first, radius, cubic, rho0, k, k_near, h, solid_push,
+                    rho, rho_near, disp, solid_imp, solid_marked, parallel=False):
+    """Double density relaxation, one Jacobi pass: densities (``rho``, ``rho_near``), each
+    particle's displacement ``disp`` (``h^2 (P q + P_near q^2)`` per pair with Clavet's kernels,
+    ``P`` the pair's summed pressures, ``1/(2 mu)`` of it per side; a solid pushes the whole
+    ``solid_push h^2 (P_i q + P_near_i q^2) / mu_i``), the solids' impulses, then
+    ``pos += disp``.
+
+    ``k`` and ``k_near`` are in length per time squared per unit density; ``mu`` the material
+    densities (water 1), ``mass`` the particle masses; ``reach`` the radius plus the largest move
+    since the sort. ``solid_imp``/``solid_marked`` of the solids from ``solid_first`` on (the
+    domain walls before it are zeroed: nothing reads them) get, per solid, minus the fluid's
+    momentum change (its body's share). Returns the number of fluid-solid contacts.
+    """
+    fn = _relax_parallel if parallel and n > CHUNK else _relax_serial
+    h2 = h * h
+    fn(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start, s_order,
+       radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp)
+    solid_imp[:solid_first] = 0.0
+    solid_marked[:solid_first] = False
+    touching = _solid_range(solid_first, len(solid_pos), pos, mat, mu, mass, n, nb_start, nb_nx,
+                            nb_ny, inv_nb, reach, solid_pos, radius, cubic, rho, rho_near, rho0,
+                            k, k_near, h2, h, solid_push, solid_imp, solid_marked)
+    _add_disp(pos, disp, n)
+    return touching
+
+
+# ----------------------------------------------------------------------------- walls
+@njit(cache=True)
+def anti_stick(pos, vel, n, lo_x, hi_x, lo_y, hi_y, band, speed):
+    """The blog's anti-stick containment: a particle that containment left within ``band`` of a
+    side of the domain box leaves that side at ``speed`` at least. (Velocities from moves put a
+    particle held at a wall to rest, and with no fluid beyond the wall nothing pushes it off.)
+    Returns how many were released."""
+    released = 0
+    for i in range(n):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        hit = False
+        if x < lo_x + band and vel[i, 0] < speed:
+            vel[i, 0] = speed
+            hit = True
+        elif x > hi_x - band and vel[i, 0] > -speed:
+            vel[i, 0] = -speed
+            hit = True
+        if y < lo_y + band and vel[i, 1] < speed:
+            vel[i, 1] = speed
+            hit = True
+        elif y > hi_y - band and vel[i, 1] > -speed:
+            vel[i, 1] = -speed
+            hit = True
+        released += hit
+    return released
+
+
+# ----------------------------------------------------------------------------- rest state
+def lattice_sums(spacing: float, radius: float, cubic: bool = False) -> tuple[float, float,
+                                                                               float, float]:
+    """Sums over the neighbours of a particle inside a hexagonal lattice at ``spacing``: density,
+    near density, and the virials ``sum g(q) r``, ``sum g_near(q) r`` of the two displacement
+    weights (the momentum flux of the two pressures across a line)."""
     m = int(math.ceil(radius / spacing)) + 2
     dy = spacing * math.sqrt(3.0) / 2.0
-    total = 0.0
+    rho = rho_n = v1 = v2 = 0.0
     for row in range(-2 * m, 2 * m + 1):
         off = 0.5 * spacing if row % 2 else 0.0
         for col in range(-m, m + 1):
-            x = col * spacing + off
-            y = row * dy
-            r = math.hypot(x, y)
+            r = math.hypot(col * spacing + off, row * dy)
             if 0.0 < r < radius:
-                total += (1.0 - r / radius) ** 2
-    return total
+                q = 1.0 - r / radius
+                w, wn, g, gn = (q**3, q**4, q**2, q**3) if cubic else (q**2, q**3, q, q**2)
+                rho += w
+                rho_n += wn
+                v1 += g * r
+                v2 += gn * r
+    return rho, rho_n, v1, v2
+
+
+def rest_density(spacing: float, radius: float, near_ratio: float = 0.0,
+                 cubic: bool = False) -> float:
+    """The rest density ``rho0`` at which the fill lattice at ``spacing`` is at zero pressure:
+    ``k (rho - rho0) V1 + k_near rho_near V2 = 0`` with ``near_ratio = k_near / k``
+    (:func:`lattice_sums`). With ``rho0`` the lattice's own density, the near pressure alone
+    would push a free surface out: the top of a pool expanded and bodies floated too low."""
+    rho, rho_n, v1, v2 = lattice_sums(spacing, radius, cubic)
+    return rho + near_ratio * rho_n * v2 / v1
 

@@ -14,7 +14,6 @@ a blob without gravity rounds up) and stringy, blobby fluids by its knobs (:clas
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,7 +25,19 @@ from .params import _finite
 if TYPE_CHECKING:
     from .system import FluidSystem
 
-__all__ = ["DDRParams", "DDRSolver"]
+__all__ = ["DDRParams", "DDRSolver", "KERNELS"]
+
+#: Share of the near pressure's push at the fill lattice that the rest density takes back
+#: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
+#: and the near pressure expanded the top of a 100-deep pool to 0.82 of the nominal number
+#: density (bodies floated low); 1: the lattice at zero pressure in theory, but the tension
+#: it leaves in the bulk clumped and blew up a tank; 0.5: top 0.96, bottom 1.27, rest speed
+#: 0.83 % of sqrt(g d), boxes and balls of 0.4-0.8 float within 0.01 of Archimedes (0.4: a box
+#: of 0.8 floated 0.07 low; measured at the defaults).
+NEAR_REST_SHARE = 0.5
+
+#: The density kernels :class:`DDRParams` offers.
+KERNELS = ("quadratic", "cubic")
 
 
 @dataclass(frozen=True)
@@ -42,13 +53,20 @@ class DDRParams:
             term gives the surface tension), same units, in [0, 2].
         viscosity_linear: Clavet's linear viscosity ``sigma`` in 1/time, >= 0.
         viscosity_quadratic: Clavet's quadratic viscosity ``beta`` in 1/length, >= 0.
+        kernel: ``"quadratic"`` (Clavet: density ``(1 - r/H)^2``, near ``(1 - r/H)^3``) or
+            ``"cubic"`` (Madams: ``(1 - r/H)^3`` and ``(1 - r/H)^4``, a less compressible fluid
+            for the same stiffness).
+        anti_stick: Speed, in spacings per substep, at which a particle that the domain box
+            held leaves the wall (the blog's anti-stick containment), in [0, 0.5].
     """
 
     radius: float = 2.2
-    stiffness: float = 0.02
-    near_stiffness: float = 0.1
+    stiffness: float = 0.04
+    near_stiffness: float = 0.2
     viscosity_linear: float = 200.0
     viscosity_quadratic: float = 0.01
+    kernel: str = "quadratic"
+    anti_stick: float = 0.05
 
     def __post_init__(self) -> None:
         r = _finite("DDRParams.radius", self.radius)
@@ -64,6 +82,11 @@ class DDRParams:
             v = _finite(f"DDRParams.{name}", getattr(self, name))
             if v < 0.0:
                 raise ValueError(f"DDRParams.{name} must be >= 0, got {v}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"DDRParams.kernel must be one of {KERNELS}, got {self.kernel!r}")
+        a = _finite("DDRParams.anti_stick", self.anti_stick)
+        if not 0.0 <= a <= 0.5:
+            raise ValueError(f"DDRParams.anti_stick must be in [0, 0.5], got {a}")
 
 
 class DDRSolver:
@@ -75,6 +98,10 @@ class DDRSolver:
 
     name = "ddr"
     stages: tuple[str, ...] = ("ddr_viscosity", "ddr_predict", "ddr_relax", "advect")
+    #: The solid particles' contacts carry the fluid's whole pressure on bodies (hydrostatic and
+    #: dynamic): the coupler adds no buoyancy or cover push of its own (measured, a 0.6 box on
+    #: ddr water: submerged fraction 0.30 with them, 0.60 without).
+    contacts_carry_pressure = True
 
     def __init__(self, params: DDRParams | None = None) -> None:
         self.params = params if params is not None else DDRParams()
@@ -86,54 +113,68 @@ class DDRSolver:
     def attach(self, fluid: FluidSystem) -> None:
         """Bind to ``fluid``; scratch for its capacity."""
         self.fluid = fluid
-        if len(self._prev) < len(fluid.pos):
-            self._prev = np.zeros((len(fluid.pos), 2))
-        self._radius = self.params.radius * fluid.r_l
-        self._kb = int(math.ceil(self._radius / fluid.nb_h)) + 1
-        self._rho0 = ddr.rest_density(fluid.r_l, self._radius)
+        cap = len(fluid.pos)
+        if len(self._prev) < cap:
+            self._prev = np.zeros((cap, 2))
+            self._disp = np.zeros((cap, 2))
+            self._rho = np.zeros(cap)
+            self._rho_near = np.zeros(cap)
+            self._wsum = np.zeros(cap)
+        prm = self.params
+        self._radius = prm.radius * fluid.r_l
+        self._cubic = prm.kernel == "cubic"
+        self._rho0 = ddr.rest_density(fluid.r_l, self._radius,
+                                      NEAR_REST_SHARE * prm.near_stiffness / prm.stiffness,
+                                      self._cubic)
+        self._mu = np.array([m.density for m in fluid.material_table], np.float64)
 
     def run_stage(self, stage: str, h: float) -> None:
         """Run one of :attr:`stages`."""
         f = self.fluid
         if f is None:
             raise RuntimeError("DDRSolver.run_stage before attach(fluid)")
-        if len(self._prev) < f.count:
+        if len(self._prev) < len(f.pos):
             self.attach(f)
         n = f.count
         inv_nb = 1.0 / f.nb_h
         prm = self.params
+        par = f.parallel_repulsion
         if stage == "ddr_viscosity":
-            f.solid_impulse[:] = 0.0
-            f.solid_marked[:] = False
             ddr.viscosity_impulses(f.pos, f.vel, f.mat, f._mass, n, f._nb_start, f.nb_nx,
-                                   f.nb_ny, inv_nb, self._kb, self._radius,
-                                   prm.viscosity_linear, prm.viscosity_quadratic, h)
+                                   f.nb_ny, inv_nb, self._radius, prm.viscosity_linear,
+                                   prm.viscosity_quadratic, h, self._wsum, self._disp, par)
         elif stage == "ddr_predict":
             self._prev[:n] = f.pos[:n]
             f.pos[:n] += h * f.vel[:n]
         elif stage == "ddr_relax":
             k = prm.stiffness * f.r_l / (h * h)
             k_near = prm.near_stiffness * f.r_l / (h * h)
-            ddr.relax_positions(f.pos, f.mat, f._mass, n, f._nb_start, f.nb_nx, f.nb_ny,
-                                inv_nb, self._kb, f.solid_pos, f._s_start, f._s_order,
-                                self._radius, self._rho0, k, k_near, h, f.solid_impulse,
-                                f.solid_marked)
+            # particles moved by up to v h since the sort: the searches reach that much further
+            moved = h * float(np.abs(f.vel[:n]).max()) if n else 0.0
+            ddr.relax_positions(f.pos, f.mat, self._mu, f._mass, n, f._nb_start, f.nb_nx,
+                                f.nb_ny, inv_nb, self._radius + moved, f.solid_pos, f._s_start,
+                                f._s_order, 0, self._radius, self._cubic, self._rho0, k, k_near,
+                                h, 1.0, self._rho, self._rho_near, self._disp,
+                                f.solid_impulse, f.solid_marked, par)
         elif stage == "advect":
             self._finish(h)
         else:
             raise ValueError(f"stage must be one of {self.stages}, got {stage!r}")
 
     def _finish(self, h: float) -> None:
-        """Velocities from the moves, the box (no move, so no velocity, out of it), the cell
-        deposit the coupling and the renderers read."""
+        """Velocities from the moves, the box (no move, so no velocity, out of it; particles it
+        held leave the wall), the cell deposit the coupling and the renderers read."""
         f = self.fluid
         assert f is not None
         n = f.count
         p = f.params
         f.vel[:n] = (f.pos[:n] - self._prev[:n]) / h
+        margin = 1e-6 * p.a0
         f.put_back = advection.advect_and_contain(
-            f.pos, f.vel, f.mat, n, 0.0, p.width, p.height, 1e-6 * p.a0, f._bounce, f._rest,
-            f._keep)
+            f.pos, f.vel, f.mat, n, 0.0, p.width, p.height, margin, f._bounce, f._rest, f._keep)
+        if f.put_back and self.params.anti_stick > 0.0:
+            ddr.anti_stick(f.pos, f.vel, n, margin, p.width - margin, margin, p.height - margin,
+                           2.0 * margin, self.params.anti_stick * f.r_l / h)
         pressure.deposit_cells(f.pos, f.vel, n, p.a0, f.nx, f.ny, p.gamma, f.solid_fraction,
                                f.solid_cell_velocity, f.cell_count, f.cell_velocity, f._cell_of)
         f.cell_grad[:] = 0.0
