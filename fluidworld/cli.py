@@ -7,6 +7,7 @@
     fluidworld levels                           # built-in levels with their titles
     fluidworld bench [NAME ...] [-- ARGS]       # run the scripts in benchmarks/
     fluidworld bench --startup [LEVEL]          # seconds to the first frame, cold and warm
+    fluidworld bench --profile [LEVEL]          # each stage's ms/step and share, threads used
     fluidworld info                             # versions, GL renderer, numba threads
 
 LEVEL is a built-in name (``harbor``), a module (``fluidworld.demos.harbor``) or a file
@@ -245,6 +246,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     ``--startup``: the seconds to a first rendered frame, cold and warm."""
     if args.startup:
         return _bench_startup(args.names[0] if args.names else "floating_crates")
+    if args.profile:
+        return _bench_profile(args.names[0] if args.names else "floating_crates", args.steps,
+                              args.warmup)
     scripts = benchmark_scripts()
     if not scripts:
         raise CliError(f"no benchmark scripts found in {BENCHMARKS_DIR} (run from a checkout)")
@@ -283,6 +287,17 @@ def _bench_startup(level: str) -> int:
         raise CliError(str(exc)) from None
     print(f"cold (empty numba cache, first run)  {t.cold:6.1f} s")
     print(f"warm (cached kernels, best of 3)     {t.warm:6.1f} s")
+    return 0
+
+
+def _bench_profile(level: str, steps: int, warmup: int) -> int:
+    from .profiling import format_report, profile_level
+
+    try:
+        report = profile_level(level, steps, warmup)
+    except (RuntimeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    print(format_report(report, warmup))
     return 0
 
 
@@ -397,6 +412,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--startup", action="store_true",
                    help="time the first rendered frame of a level (default floating_crates), "
                         "cold and warm; works without a checkout")
+    p.add_argument("--profile", action="store_true",
+                   help="run a level (default floating_crates) headless and print each "
+                        "stage's ms/step, its share and the threads used; works without a "
+                        "checkout")
+    p.add_argument("--steps", type=int, default=300, help="--profile: steps measured")
+    p.add_argument("--warmup", type=int, default=60, help="--profile: steps run first")
     p.set_defaults(func=cmd_bench, script_args=[])
 
     p = sub.add_parser("info", help="versions, GL renderer, numba threads")

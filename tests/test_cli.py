@@ -149,6 +149,24 @@ def test_bench_runs_a_script_with_passed_arguments() -> None:
     assert "== paper_table1 ==" in proc.stdout
 
 
+def test_bench_profile_times_every_stage_of_a_level(capsys: pytest.CaptureFixture[str]) -> None:
+    from fluidworld.profiling import profile_level
+
+    r = profile_level("floating_crates", steps=4, warmup=1)
+    assert r.particles > 1000 and r.bodies >= 3 and r.steps == 4
+    assert list(r.stages)[:2] == ["sync_bodies", "external_forces"] and "exchange" in r.stages
+    assert all(v > 0.0 for k, v in r.stages.items() if k != "events"), r.stages
+    assert abs(sum(r.share(k) for k in r.stages) - 1.0) < 1e-9
+    assert sum(r.threads.values()) == 4 and r.threads_chosen >= 1
+    assert r.total_ms <= r.wall_ms * 1.05
+    with pytest.raises(ValueError, match="steps"):
+        profile_level("floating_crates", steps=0)
+    assert main(["bench", "--profile", "floating_crates", "--steps", "2", "--warmup", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "local_repulsion" in out and "%" in out and "threads: settled on" in out
+    assert main(["bench", "--profile", "no_such_level", "--steps", "1"]) == 2
+
+
 def test_info_prints_versions_and_threads(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["info", "--no-gl"]) == 0
     out = capsys.readouterr().out

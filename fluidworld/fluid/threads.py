@@ -129,6 +129,12 @@ class ThreadPolicy:
             self._interval = min(2 * self._interval, self.max_probe_every)
         self._countdown = self._interval
 
+    @property
+    def last_threads(self) -> int:
+        """The thread count the last step ran on (numba's setting in mode ``"fixed"``)."""
+        return self._current if self.mode == "auto" and self._current else \
+            numba.get_num_threads()
+
     def step_times(self) -> dict[int, float]:
         """Smoothed ms per step of each thread count measured so far."""
         return dict(self._ms)
