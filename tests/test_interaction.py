@@ -310,6 +310,10 @@ def test_v_cycles_the_solver_of_the_running_level(window: Any) -> None:
     for _ in range(3):
         game.fixed_update(1 / 60)
     game.on_key_press(arcade.key.V)
+    assert game.world.solver == "constraint" and game.world.fluid.count == n
+    for _ in range(3):
+        game.fixed_update(1 / 60)
+    game.on_key_press(arcade.key.V)
     assert game.world.solver == "srd" and game.world.fluid.count == n
 
 
