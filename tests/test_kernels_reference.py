@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from fluidworld.fluid import advection, binning, collision, pressure, repulsion
+from fluidworld.fluid import advection, binning, collision, pressure, pressure_converged, repulsion
 from fluidworld.fluid import reference as ref
 
 RTOL = 1e-12
@@ -525,7 +525,7 @@ def test_converged_rhs(seed, beta):
     for cnt, vel_c in (random_grid(seed), (cnt_d, vel_d), random_grid(seed, ny=2, nx=2)):
         shape = cnt.shape
         rhs, rhs_d = np.full(shape, np.nan), np.full(shape, np.nan)
-        pressure.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta, rhs, rhs_d)
+        pressure_converged.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta, rhs, rhs_d)
         rrhs, rrhs_d = ref.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta)
         close(rhs, rrhs, atol=1e-10)
         close(rhs_d, rrhs_d, atol=1e-10)
@@ -552,7 +552,7 @@ def test_solve_rbgs(seed, iters, omega):
     for shape in ((6, 7), (2, 2), (3, 8)):
         phi0, rhs, cnt = rbgs_inputs(seed, *shape)
         phi = phi0.copy()
-        pressure.solve_rbgs(phi, rhs, cnt, iters, omega)
+        pressure_converged.solve_rbgs(phi, rhs, cnt, iters, omega)
         rphi = ref.solve_rbgs(phi0, rhs, cnt, iters, omega)
         close(phi, rphi, atol=1e-11)
         if iters:
@@ -562,7 +562,7 @@ def test_solve_rbgs(seed, iters, omega):
         pressure.row_spans(cnt, spans)
         np.testing.assert_array_equal(spans, ref.row_spans(cnt))
         phi_sp = phi0.copy()
-        pressure.solve_rbgs(phi_sp, rhs, cnt, iters, omega, spans)
+        pressure_converged.solve_rbgs(phi_sp, rhs, cnt, iters, omega, spans)
         assert np.array_equal(phi_sp, phi)
 
 
@@ -576,7 +576,7 @@ def test_pair_solver_gives_each_field_its_own_solve(seed):
     rhs2 = rng.normal(0.0, 4.0, phi0.shape)
     invk = np.empty_like(cnt)
     rows = np.arange(cnt.shape[0], dtype=np.int64)
-    pressure.solver_coefficients(cnt, invk, rows)
+    pressure_converged.solver_coefficients(cnt, invk, rows)
     spans = np.empty((cnt.shape[0], 2), np.int64)
     pressure.row_spans(cnt, spans)
 
@@ -586,10 +586,11 @@ def test_pair_solver_gives_each_field_its_own_solve(seed):
     alone = []
     for field, r in ((phi0, rhs), (psi0, rhs2)):
         pad = padded(field)
-        pressure.solve_padded(pad, r, cnt, invk, 7, 1.6, spans, rows)
+        pressure_converged.solve_padded(pad, r, cnt, invk, 7, 1.6, spans, rows)
         alone.append(pad)
     assert not np.array_equal(alone[0], padded(phi0))
-    for solve in (pressure.solve_padded_pair, pressure.solve_padded_pair_parallel):
+    for solve in (pressure_converged.solve_padded_pair,
+                  pressure_converged.solve_padded_pair_parallel):
         a, b = padded(phi0), padded(psi0)
         solve(a, rhs, b, rhs2, cnt, invk, 7, 1.6, spans, rows)
         assert np.array_equal(a, alone[0]) and np.array_equal(b, alone[1])
@@ -612,7 +613,7 @@ def test_solve_rbgs_converges_to_the_documented_equation(seed):
     phi0, rhs, cnt = rbgs_inputs(seed)
     cnt[2, 3] = 0.0      # guarantee an air cell: the Dirichlet condition makes the system regular
     phi = phi0.copy()
-    pressure.solve_rbgs(phi, rhs, cnt, 2000, 1.6)
+    pressure_converged.solve_rbgs(phi, rhs, cnt, 2000, 1.6)
     assert np.abs(ref.poisson_residual(phi, rhs, cnt)).max() < 1e-9
     rphi = ref.solve_rbgs(phi0, rhs, cnt, 2000, 1.6)
     assert np.abs(ref.poisson_residual(rphi, rhs, cnt)).max() < 1e-9
@@ -623,7 +624,7 @@ def test_converged_correction(seed):
     for shape in ((6, 7), (2, 2), (3, 8)):
         phi, _, cnt = rbgs_inputs(seed, *shape)
         grad = np.full((*shape, 2), np.nan)
-        pressure.converged_correction(phi, cnt, 10.0, grad)
+        pressure_converged.converged_correction(phi, cnt, 10.0, grad)
         close(grad, ref.converged_correction(phi, cnt, 10.0))
 
 
@@ -634,7 +635,7 @@ def test_converged_correction_linear_phi():
     phi = 3 * x + 5 * y
     cnt = np.full((ny, nx), 5.0)
     grad = np.zeros((ny, nx, 2))
-    pressure.converged_correction(phi, cnt, a0, grad)
+    pressure_converged.converged_correction(phi, cnt, a0, grad)
     close(grad[..., 0], 3.0)
     close(grad[..., 1], 5.0)
     close(ref.converged_correction(phi, cnt, a0), grad)
@@ -647,7 +648,7 @@ def test_apply_cell_correction_and_shift(seed):
     grad = np.random.default_rng(seed).normal(0.0, 1.0, (sc.ny, sc.nx, 2))
     v, p = sc.vel.copy(), sc.pos.copy()
     pressure.apply_cell_correction(v, sc.n, cell_of, grad, sc.nx)
-    pressure.apply_cell_shift(p, sc.n, cell_of, grad, sc.nx, 0.05)
+    pressure_converged.apply_cell_shift(p, sc.n, cell_of, grad, sc.nx, 0.05)
     close(v[:sc.n], ref.apply_cell_correction(sc.vel, sc.n, cell_of, grad, sc.nx))
     close(p[:sc.n], ref.apply_cell_shift(sc.pos, sc.n, cell_of, grad, sc.nx, 0.05))
     np.testing.assert_array_equal(v[sc.n:], sc.vel[sc.n:])

@@ -20,6 +20,7 @@ from fluidworld.fluid import (
     Material,
     collision,
     pressure,
+    pressure_converged,
     pressure_variable,
 )
 from fluidworld.fluid import reference as ref
@@ -105,7 +106,7 @@ def test_variable_operator_is_exactly_hydrostatic_in_a_stratified_column():
     rows = np.arange(ny)
     rhs = np.zeros((ny, nx))
     rhs_d = np.zeros((ny, nx))
-    pressure.converged_rhs(cnt, vel_c, a0, 5.0, 1 / 120, 0.0, rhs, rhs_d, rows)
+    pressure_converged.converged_rhs(cnt, vel_c, a0, 5.0, 1 / 120, 0.0, rhs, rhs_d, rows)
     cx, cy = np.zeros((ny, nx + 1)), np.zeros((ny + 1, nx))
     invd = np.zeros((ny, nx))
     pressure_variable.face_coefficients(cnt, beta, cx, cy, invd, rows)
@@ -144,16 +145,16 @@ def test_variable_kernels_reduce_to_the_single_density_ones_bit_for_bit():
     cnt, vel_c = fs.cell_count, fs.cell_velocity
     rhs = np.zeros(cnt.shape)
     rhs_d = np.zeros(cnt.shape)
-    pressure.converged_rhs(cnt, vel_c, p.a0, p.gamma, p.h, 0.0, rhs, rhs_d, rows)
+    pressure_converged.converged_rhs(cnt, vel_c, p.a0, p.gamma, p.h, 0.0, rhs, rhs_d, rows)
     spans = np.zeros((fs.ny, 2), np.int64)
     pressure.row_spans(cnt, spans)
     invk = np.zeros(cnt.shape)
-    pressure.solver_coefficients(cnt, invk, rows)
+    pressure_converged.solver_coefficients(cnt, invk, rows)
     pad1 = fs._phi_pad.copy()
     pad2 = fs._phi_pad.copy()
-    pressure.solve_padded(pad1, rhs, cnt, invk, 20, 1.6, spans, rows)
+    pressure_converged.solve_padded(pad1, rhs, cnt, invk, 20, 1.6, spans, rows)
     g1 = np.zeros((*cnt.shape, 2))
-    pressure.converged_correction(pad1[1:-1, 1:-1], cnt, p.a0, g1, rows)
+    pressure_converged.converged_correction(pad1[1:-1, 1:-1], cnt, p.a0, g1, rows)
     beta = np.zeros(cnt.shape)
     pressure_variable.cell_specific_volume(fs.mat, fs.count, fs._cell_of, fs._inv_rho, cnt,
                                            fs.solid_fraction, p.gamma, beta, rows)

@@ -1,6 +1,6 @@
-"""Stage ``cell_pressure``: paper Eq. 7-10, and a variant that converges at depth.
+"""Stage ``cell_pressure``: the cell deposit, the paper's pressure (Eq. 7-10) and Eq. 10.
 
-Both variants work on the fixed (unshifted) grid of ``a0`` cells whose faces line up with the
+Both solvers work on the fixed (unshifted) grid of ``a0`` cells whose faces line up with the
 domain walls. Per cell: ``r`` = density ratio = (fluid particles + solid fraction * gamma) / gamma,
 ``u`` = mean velocity of its fluid particles and solid cover. Cells with nothing in them are
 *empty* (air): pressure 0 there.
@@ -13,22 +13,12 @@ velocity 0 and pressure 0, as in the paper's code. ``pressure_clamp`` bounds ``r
 r > 1 overshoots in compressed cells).
 
 ``"converged"`` -- the paper's idea as a standard approximate projection that can hold a deep pool
-up. Measured in a prototype, 10 Jacobi sweeps from zero cannot carry hydrostatic pressure through
-more than a few cells (pools settle at 0.3-0.7 of their height). Here:
+up: its right-hand sides, red-black SOR solver, gradient and density correction are in
+:mod:`.pressure_converged` (fluids of several densities: :mod:`.pressure_variable`).
 
-* face velocities are averages of the two cells (the cell's own velocity towards an empty cell, 0
-  at a wall), the divergence is the compact face sum, and the Poisson equation uses the 5-point
-  stencil with Neumann walls and Dirichlet (phi = 0) air cells -- no +-2 checkerboard decoupling;
-* a density correction: the target divergence of a cell is ``beta * max(r - 1, 0) / h``, so
-  compressed cells are pushed back to rest density instead of staying compressed;
-* red-black Gauss-Seidel with over-relaxation, **warm-started** from the previous substep's
-  solution, so that a hydrostatic pressure that is the same every step is reached once and kept.
-
-``phi`` has units of velocity x length (``h p / rho``); each cell's velocity correction is minus
-the mean of its face gradients (a face against a wall does not count).
-
-Fluids of several densities (oil, honey) take the variable-density kernels of
-:mod:`.pressure_variable` (converged solver only); the kernels here are the single-density path.
+This module holds the paper's kernels and what both solvers share: the deposit
+(:func:`deposit_cells`), the rows that hold fluid (:func:`row_spans`, :func:`active_rows`) and
+Eq. 10 for every particle, ``v -= grad[cell]`` (:func:`apply_cell_correction`).
 """
 
 from __future__ import annotations
@@ -38,27 +28,23 @@ from numba import njit, prange
 
 __all__ = [
     "deposit_cells",
-    "paper_pressure",
-    "converged_rhs",
+    "deposit_cells_parallel",
     "row_spans",
-    "solve_rbgs",
-    "solver_coefficients",
-    "solve_padded",
-    "solve_padded_parallel",
-    "solve_padded_pair",
-    "solve_padded_pair_parallel",
     "active_rows",
-    "converged_correction",
+    "paper_pressure",
     "apply_cell_correction",
     "apply_cell_correction_parallel",
-    "apply_cell_shift",
-    "apply_cell_shift_parallel",
-    "deposit_cells_parallel",
-    "converged_rhs_parallel",
-    "remove_free_drift",
 ]
 
 EMPTY_COUNT = 0.5  # a cell with less than this many particle-equivalents is air
+
+
+@njit(cache=True)
+def _all_rows(ny, rows):
+    """``rows`` (the active rows, :func:`active_rows`), or every row if it is ``None``."""
+    if rows is None:
+        return np.arange(ny)
+    return rows
 
 
 @njit(cache=True)
@@ -120,6 +106,44 @@ def deposit_cells_parallel(pos, vel, n, a0, nx, ny, gamma, solid_frac, solid_vel
         _deposit_finish(t * band, min(ny, (t + 1) * band), nx, cnt, vel_c)
 
 
+# ----------------------------------------------------------------------------- active rows
+@njit(cache=True)
+def row_spans(cnt, spans):
+    """First and one-past-last non-empty column of every row (``spans`` (ny, 2); 0, 0 if empty):
+    the sweeps skip air, which is most of a game level."""
+    ny, nx = cnt.shape
+    for j in range(ny):
+        lo = nx
+        hi = 0
+        for i in range(nx):
+            if cnt[j, i] >= EMPTY_COUNT:
+                if i < lo:
+                    lo = i
+                hi = i + 1
+        if hi == 0:
+            lo = 0
+        spans[j, 0] = lo
+        spans[j, 1] = hi
+
+
+@njit(cache=True)
+def active_rows(spans, was_active, rows):
+    """The rows the converged solver works on: those with a non-empty cell now, or in the
+    previous call (so that values left there by water that has moved on are reset to air).
+
+    ``was_active`` (ny,) bool is updated; ``rows`` receives the row indices. Returns their count.
+    Rows outside stay all air, so every grid array already holds air values there.
+    """
+    k = 0
+    for j in range(spans.shape[0]):
+        now = spans[j, 1] > spans[j, 0]
+        if now or was_active[j]:
+            rows[k] = j
+            k += 1
+        was_active[j] = now
+    return k
+
+
 # ----------------------------------------------------------------------------- paper, Eq. 7-10
 @njit(cache=True)
 def _mirror(k, n):
@@ -151,13 +175,6 @@ def _paper_p(p, cnt, j, i, nx, ny):
     if cnt[jj, ii] < EMPTY_COUNT:
         return 0.0
     return p[jj, ii]
-
-
-@njit(cache=True)
-def _all_rows(ny, rows):
-    if rows is None:
-        return np.arange(ny)
-    return rows
 
 
 @njit(cache=True)
@@ -215,344 +232,7 @@ def paper_pressure(cnt, vel_c, a0, gamma, h, iters, r_clamp, div, p, p_tmp, grad
             grad[j, i, 1] = r * gy
 
 
-# ----------------------------------------------------------------------------- converged variant
-@njit(cache=True)
-def _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny):
-    """Normal velocity on the face between cell (j, i) and neighbour (jn, in_)."""
-    if jn < 0 or jn >= ny or in_ < 0 or in_ >= nx:
-        return 0.0  # wall: no flow through it
-    if cnt[jn, in_] < EMPTY_COUNT:
-        return vel_c[j, i, comp]  # air: free outflow, no divergence made up at the surface
-    return 0.5 * (vel_c[j, i, comp] + vel_c[jn, in_, comp])
-
-
-@njit(cache=True)
-def _block_sums(j0, j1, cnt, hs, ha):
-    """3-wide horizontal sums of the counts (``hs``) and of the air flags (``ha``), rows j0..j1."""
-    nx = cnt.shape[1]
-    for j in range(j0, j1):
-        for i in range(nx):
-            s = cnt[j, i]
-            a = cnt[j, i] < EMPTY_COUNT
-            if i > 0:
-                s += cnt[j, i - 1]
-                a += cnt[j, i - 1] < EMPTY_COUNT
-            if i + 1 < nx:
-                s += cnt[j, i + 1]
-                a += cnt[j, i + 1] < EMPTY_COUNT
-            hs[j, i] = s
-            ha[j, i] = a
-
-
-@njit(cache=True)
-def _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
-    ny, nx = cnt.shape
-    rows_in = 1 + (j > 0) + (j + 1 < ny)
-    for i in range(nx):
-        if cnt[j, i] < EMPTY_COUNT:
-            rhs[j, i] = 0.0
-            rhs_density[j, i] = 0.0
-            continue
-        d = (_face_vel(vel_c, cnt, j, i, j, i + 1, 0, nx, ny)
-             - _face_vel(vel_c, cnt, j, i, j, i - 1, 0, nx, ny)
-             + _face_vel(vel_c, cnt, j, i, j + 1, i, 1, nx, ny)
-             - _face_vel(vel_c, cnt, j, i, j - 1, i, 1, nx, ny)) / a0
-        # the 3x3 block from three horizontal sums
-        s = hs[j, i]
-        air = ha[j, i]
-        if j > 0:
-            s += hs[j - 1, i]
-            air += ha[j - 1, i]
-        if j + 1 < ny:
-            s += hs[j + 1, i]
-            air += ha[j + 1, i]
-        k = rows_in * (1 + (i > 0) + (i + 1 < nx))
-        excess = s / (k * gamma) - 1.0
-        rhs[j, i] = a0 * a0 * d
-        if excess > 0.0 or air == 0:
-            rhs_density[j, i] = -a0 * a0 * beta * excess / h
-        else:
-            rhs_density[j, i] = 0.0
-
-
-@njit(cache=True)
-def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, hs=None,
-                  ha=None):
-    """Right-hand sides of the two compact Poisson problems: ``a0^2 div u`` (velocity projection)
-    and ``-a0^2 beta (r_s - 1) / h`` (density correction, applied to positions only).
-
-    ``r_s`` is the density ratio smoothed over 3x3 cells: single-cell counts at gamma ~ 5 swing
-    by +-40 % and would make the correction shake the fluid. Cells that touch air correct only
-    compression (a surface cell is partly empty by nature); interior cells correct both ways, so
-    that count noise averages out instead of inflating the fluid.
-
-    With ``rows`` (:func:`active_rows`) only those rows are written; the others must be air.
-    ``hs`` (float) and ``ha`` (int64), shaped like ``cnt``, are scratch (allocated if omitted).
-    """
-    ny, nx = cnt.shape
-    act = _all_rows(ny, rows)
-    if len(act) == 0:
-        return
-    if hs is None:
-        hs = np.empty((ny, nx))
-    if ha is None:
-        ha = np.empty((ny, nx), np.int64)
-    _block_sums(max(act.min() - 1, 0), min(act.max() + 2, ny), cnt, hs, ha)
-    for j in act:
-        _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
-
-
-@njit(cache=True, parallel=True)
-def converged_rhs_parallel(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows, hs, ha):
-    """:func:`converged_rhs` with rows in parallel; identical results. ``hs`` (float) and ``ha``
-    (int64), shaped like ``cnt``, are scratch."""
-    ny = cnt.shape[0]
-    if len(rows) == 0:
-        return
-    j0 = max(rows.min() - 1, 0)
-    j1 = min(rows.max() + 2, ny)
-    band = 8
-    for t in prange((j1 - j0 + band - 1) // band):
-        _block_sums(j0 + t * band, min(j1, j0 + (t + 1) * band), cnt, hs, ha)
-    for t in prange(len(rows)):
-        _rhs_row(rows[t], cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
-
-
-@njit(cache=True)
-def row_spans(cnt, spans):
-    """First and one-past-last non-empty column of every row (``spans`` (ny, 2); 0, 0 if empty):
-    the sweeps skip air, which is most of a game level."""
-    ny, nx = cnt.shape
-    for j in range(ny):
-        lo = nx
-        hi = 0
-        for i in range(nx):
-            if cnt[j, i] >= EMPTY_COUNT:
-                if i < lo:
-                    lo = i
-                hi = i + 1
-        if hi == 0:
-            lo = 0
-        spans[j, 0] = lo
-        spans[j, 1] = hi
-
-
-@njit(cache=True)
-def active_rows(spans, was_active, rows):
-    """The rows the converged solver works on: those with a non-empty cell now, or in the
-    previous call (so that values left there by water that has moved on are reset to air).
-
-    ``was_active`` (ny,) bool is updated; ``rows`` receives the row indices. Returns their count.
-    Rows outside stay all air, so every grid array already holds air values there.
-    """
-    k = 0
-    for j in range(spans.shape[0]):
-        now = spans[j, 1] > spans[j, 0]
-        if now or was_active[j]:
-            rows[k] = j
-            k += 1
-        was_active[j] = now
-    return k
-
-
-@njit(cache=True)
-def solver_coefficients(cnt, invk, rows=None):
-    """``invk`` = 1 / (number of in-domain neighbours) for non-empty cells, 0 for air.
-
-    With it and a zero border around ``phi`` (:func:`solve_padded`), a sweep needs no branch: an
-    air neighbour holds phi = 0 (Dirichlet) and a wall neighbour is the zero border, left out of
-    the count (Neumann).
-    """
-    ny, nx = cnt.shape
-    for j in _all_rows(ny, rows):
-        # int(): without the JIT, numpy adds two bools as a logical or
-        kj = int(j > 0) + int(j + 1 < ny)
-        for i in range(nx):
-            k = kj + int(i > 0) + int(i + 1 < nx)
-            invk[j, i] = 1.0 / k if cnt[j, i] >= EMPTY_COUNT and k > 0 else 0.0
-
-
-@njit(cache=True)
-def _zero_air(j, cnt, phi_pad):
-    for i in range(cnt.shape[1]):
-        if cnt[j, i] < EMPTY_COUNT:
-            phi_pad[j + 1, i + 1] = 0.0
-
-
-@njit(cache=True, inline="always")
-def _rows_around(pad, j):
-    """Rows ``j + 1``, ``j`` and ``j - 1`` of a zero-bordered field (row j of the grid is
-    ``pad[j + 1]``): above, the row itself, below."""
-    return pad[j + 2], pad[j + 1], pad[j]
-
-
-@njit(cache=True)
-def _sweep_row(j, color, phi_pad, rhs, invk, omega, spans):
-    """One colour of one row: ``phi += omega * ((sum of the 4 neighbours - rhs) * invk - phi)``."""
-    lo = spans[j, 0]
-    hi = spans[j, 1]
-    if hi <= lo:
-        return
-    up, mid, down = _rows_around(phi_pad, j)
-    rr = rhs[j]
-    kk = invk[j]
-    # unsigned i: numba skips the negative-index wrap-around on each of the six accesses (the
-    # span bounds come from an array); the paired sweep ran a third faster
-    one = np.uint64(1)
-    two = np.uint64(2)
-    for i in range(np.uint64(lo + ((j + color + lo) & 1)), np.uint64(hi), two):
-        s = mid[i + two] + mid[i] + up[i + one] + down[i + one]
-        p = mid[i + one]
-        mid[i + one] = p + omega * ((s - rr[i]) * kk[i] - p)
-
-
-@njit(cache=True)
-def solve_padded(phi_pad, rhs, cnt, invk, iters, omega, spans, rows=None):
-    """Red-black SOR sweeps on ``phi_pad[1:-1, 1:-1]`` (a zero border around the grid).
-
-    Air cells are set to phi = 0 first; then each colour updates the non-empty span of every row
-    (``spans``, :func:`row_spans`): ``phi += omega * ((sum of the 4 neighbours - rhs) * invk -
-    phi)``. Air cells inside a span have ``invk = 0`` and stay 0. With ``rows`` only those rows
-    are touched (:func:`active_rows`).
-    """
-    if iters <= 0:
-        return
-    act = _all_rows(cnt.shape[0], rows)
-    for j in act:
-        _zero_air(j, cnt, phi_pad)
-    for _ in range(iters):
-        for color in range(2):
-            for j in act:
-                _sweep_row(j, color, phi_pad, rhs, invk, omega, spans)
-
-
-@njit(cache=True, parallel=True)
-def solve_padded_parallel(phi_pad, rhs, cnt, invk, iters, omega, spans, rows):
-    """:func:`solve_padded` with the rows of one colour in parallel (a colour reads only the other
-    colour's cells, so its rows are independent); bit-identical results."""
-    if iters <= 0:
-        return
-    for t in prange(len(rows)):
-        _zero_air(rows[t], cnt, phi_pad)
-    for _ in range(iters):
-        for color in range(2):
-            for t in prange(len(rows)):
-                _sweep_row(rows[t], color, phi_pad, rhs, invk, omega, spans)
-
-
-@njit(cache=True)
-def _sweep_row_pair(j, color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans):
-    """:func:`_sweep_row` on two fields with the same coefficients, in one pass over the row."""
-    lo = spans[j, 0]
-    hi = spans[j, 1]
-    if hi <= lo:
-        return
-    up, mid, down = _rows_around(phi_pad, j)
-    up2, mid2, down2 = _rows_around(psi_pad, j)
-    rr = rhs[j]
-    rr2 = rhs2[j]
-    kk = invk[j]
-    one = np.uint64(1)  # unsigned i, as in _sweep_row
-    two = np.uint64(2)
-    for i in range(np.uint64(lo + ((j + color + lo) & 1)), np.uint64(hi), two):
-        k = kk[i]
-        s = mid[i + two] + mid[i] + up[i + one] + down[i + one]
-        p = mid[i + one]
-        mid[i + one] = p + omega * ((s - rr[i]) * k - p)
-        s2 = mid2[i + two] + mid2[i] + up2[i + one] + down2[i + one]
-        p2 = mid2[i + one]
-        mid2[i + one] = p2 + omega * ((s2 - rr2[i]) * k - p2)
-
-
-@njit(cache=True)
-def solve_padded_pair(phi_pad, rhs, psi_pad, rhs2, cnt, invk, iters, omega, spans, rows=None):
-    """:func:`solve_padded` for two right-hand sides on the same grid (the pressure and the
-    density potential) in the same sweeps: each field gets exactly the updates it would get
-    alone (bit-identical), but the rows, coefficients and parallel regions are shared."""
-    if iters <= 0:
-        return
-    act = _all_rows(cnt.shape[0], rows)
-    for j in act:
-        _zero_air(j, cnt, phi_pad)
-        _zero_air(j, cnt, psi_pad)
-    for _ in range(iters):
-        for color in range(2):
-            for j in act:
-                _sweep_row_pair(j, color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans)
-
-
-@njit(cache=True, parallel=True)
-def solve_padded_pair_parallel(phi_pad, rhs, psi_pad, rhs2, cnt, invk, iters, omega, spans,
-                               rows):
-    """:func:`solve_padded_pair` with the rows of one colour in parallel; bit-identical."""
-    if iters <= 0:
-        return
-    for t in prange(len(rows)):
-        _zero_air(rows[t], cnt, phi_pad)
-        _zero_air(rows[t], cnt, psi_pad)
-    for _ in range(iters):
-        for color in range(2):
-            for t in prange(len(rows)):
-                _sweep_row_pair(rows[t], color, phi_pad, rhs, psi_pad, rhs2, invk, omega, spans)
-
-
-@njit(cache=True)
-def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
-    """Red-black Gauss-Seidel/SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started.
-
-    Neighbours are the in-domain cells (Neumann walls); air cells are phi = 0 (Dirichlet). With
-    ``spans`` only the non-empty span of each row (:func:`row_spans`) is swept. A convenience
-    entry point over :func:`solve_padded`, which FluidSystem runs on its padded arrays.
-    """
-    ny, nx = cnt.shape
-    pad = np.zeros((ny + 2, nx + 2))
-    pad[1:-1, 1:-1] = phi
-    invk = np.empty((ny, nx))
-    solver_coefficients(cnt, invk)
-    sp = np.empty((ny, 2), np.int64)
-    if spans is None:
-        for j in range(ny):
-            sp[j, 0] = 0
-            sp[j, 1] = nx
-    else:
-        sp[:, :] = spans
-    solve_padded(pad, rhs, cnt, invk, iters, omega, sp)
-    phi[:, :] = pad[1:-1, 1:-1]
-
-
-@njit(cache=True)
-def converged_correction(phi, cnt, a0, grad, rows=None):
-    """Per-cell ``grad`` = mean of the face gradients of ``phi`` (walls excluded, air phi = 0);
-    each particle's new velocity is ``v - grad[cell]``. With ``rows`` only those rows."""
-    ny, nx = phi.shape
-    inv = 1.0 / a0
-    for j in _all_rows(ny, rows):
-        for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT:
-                grad[j, i, 0] = 0.0
-                grad[j, i, 1] = 0.0
-                continue
-            p = phi[j, i]
-            gx = 0.0
-            kx = 0
-            if i + 1 < nx:
-                gx += ((phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0) - p) * inv
-                kx += 1
-            if i > 0:
-                gx += (p - (phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0)) * inv
-                kx += 1
-            gy = 0.0
-            ky = 0
-            if j + 1 < ny:
-                gy += ((phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0) - p) * inv
-                ky += 1
-            if j > 0:
-                gy += (p - (phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0)) * inv
-                ky += 1
-            grad[j, i, 0] = gx / kx if kx > 0 else 0.0
-            grad[j, i, 1] = gy / ky if ky > 0 else 0.0
-
-
+# ----------------------------------------------------------------------------- Eq. 10
 @njit(cache=True)
 def _correct_range(i0, i1, vel, cell_of, grad, nx, scale):
     # the flat view and the unsigned index spare a signed floor division and the negative-index
@@ -576,102 +256,3 @@ def apply_cell_correction_parallel(vel, n, cell_of, grad, nx):
     chunk = 8192
     for t in prange((n + chunk - 1) // chunk):
         _correct_range(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, grad, nx, 1.0)
-
-
-@njit(cache=True)
-def apply_cell_shift(pos, n, cell_of, grad, nx, h):
-    """Density correction as a pseudo-velocity: ``x -= grad[cell] h``, velocities untouched, so the
-    correction moves particles back to rest density without feeding kinetic energy (the SRD
-    collision conserves it and would keep any noise injected here)."""
-    _correct_range(0, n, pos, cell_of, grad, nx, h)
-
-
-@njit(cache=True, parallel=True)
-def apply_cell_shift_parallel(pos, n, cell_of, grad, nx, h):
-    """:func:`apply_cell_shift` over particle chunks in parallel; identical results."""
-    chunk = 8192
-    for t in prange((n + chunk - 1) // chunk):
-        _correct_range(t * chunk, min(n, (t + 1) * chunk), pos, cell_of, grad, nx, h)
-
-
-@njit(cache=True)
-def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, rows=None):
-    """Make the projection momentum-conserving for bodies of water that touch no wall.
-
-    The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
-    blob (a droplet, a jet, a pool floating in zero gravity) would slowly lose momentum to the
-    pressure stage, which should be internal to it. Here the non-empty cells are flood-filled
-    (4-neighbour) into connected regions; in every region that touches no domain wall, the
-    count-weighted mean of ``grad`` is subtracted, so the region's net pressure impulse is exactly
-    zero. The weights are the fluid particles plus the bodies' cover (``solid_frac * gamma``),
-    since the coupling pushes bodies with the same field -- except in cells next to air, where
-    the coupling does not push bodies (its contract; see ``coupling.kernels.pressure_impulses``).
-    Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
-    weight).
-    With ``both``, ``grad2`` (the density correction) is treated the same way in the same flood
-    fill. ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``. With ``rows``
-    (:func:`active_rows`) only those rows are scanned: every non-empty cell lies in one of them.
-    """
-    ny, nx = cnt.shape
-    act = _all_rows(ny, rows)
-    for j0 in act:
-        for i0 in range(nx):
-            seen[j0 * nx + i0] = False
-    for j0 in act:
-        for i0 in range(nx):
-            start = j0 * nx + i0
-            if seen[start] or cnt[j0, i0] < EMPTY_COUNT:
-                continue
-            seen[start] = True
-            order[0] = start
-            head = 0
-            tail = 1
-            touches = False
-            w = 0.0
-            gx = 0.0
-            gy = 0.0
-            hx = 0.0
-            hy = 0.0
-            while head < tail:
-                c = order[head]
-                head += 1
-                j = c // nx
-                i = c - j * nx
-                if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
-                    touches = True
-                k = cnt[j, i]
-                if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
-                        or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
-                        or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
-                        or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
-                    k -= solid_frac[j, i] * gamma
-                w += k
-                gx += k * grad[j, i, 0]
-                gy += k * grad[j, i, 1]
-                if both:
-                    hx += k * grad2[j, i, 0]
-                    hy += k * grad2[j, i, 1]
-                for d in range(4):
-                    jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
-                    ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
-                    if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
-                        continue
-                    cc = jj * nx + ii
-                    if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
-                        seen[cc] = True
-                        order[tail] = cc
-                        tail += 1
-            if not touches and w > 0.0:
-                mx = gx / w
-                my = gy / w
-                m2x = hx / w
-                m2y = hy / w
-                for q in range(tail):
-                    c = order[q]
-                    j = c // nx
-                    i = c - j * nx
-                    grad[j, i, 0] -= mx
-                    grad[j, i, 1] -= my
-                    if both:
-                        grad2[j, i, 0] -= m2x
-                        grad2[j, i, 1] -= m2y

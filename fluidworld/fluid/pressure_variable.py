@@ -16,14 +16,15 @@ specific volume ``1 / rho``:
   harmonic mean of the densities); a face towards air has the cell's own ``beta`` (phi = 0 in
   the air); a wall face has 0 (no flux: Neumann). The 5-point equation of a cell is
   ``sum_f beta_f (phi_nb - phi) = a0^2 div u*``, solved by the same warm-started red-black SOR
-  as the single-density solver (:mod:`.pressure`).
+  as the single-density solver (:mod:`.pressure_converged`).
 * The cell's velocity change is the mean of its faces' velocity changes ``beta_f dphi / a0``
   (walls left out), and ``grad`` = that / ``beta`` of the cell. A stratified column at rest is
   then exactly hydrostatic even where the density jumps: both faces of every cell carry the
   same flux, and ``grad`` = ``rho g h`` in every layer.
 
 The density correction stays volumetric (a position shift, the same for every particle, from the
-constant-coefficient solve of :mod:`.pressure`): incompressibility is per particle volume.
+constant-coefficient solve of :mod:`.pressure_converged`): incompressibility is per particle
+volume.
 With one density present ``FluidSystem`` runs the single-density kernels, bit-identical to
 before.
 """
@@ -33,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .pressure import EMPTY_COUNT, _all_rows, _rows_around, _zero_air
+from .pressure import EMPTY_COUNT, _all_rows
+from .pressure_converged import _rows_around, _zero_air
 
 __all__ = [
     "mixed_densities",
@@ -142,8 +144,8 @@ def _sweep_row_var(j, color, phi_pad, rhs, cx, cy, invd, omega, spans):
 
 @njit(cache=True)
 def solve_padded_var(phi_pad, rhs, cnt, cx, cy, invd, iters, omega, spans, rows):
-    """Red-black SOR on the variable-coefficient equation (``pressure.solve_padded`` with the
-    face coefficients of :func:`face_coefficients`), warm-started from ``phi_pad``."""
+    """Red-black SOR on the variable-coefficient equation (``pressure_converged.solve_padded``
+    with the face coefficients of :func:`face_coefficients`), warm-started from ``phi_pad``."""
     if iters <= 0:
         return
     for j in rows:

@@ -9,25 +9,25 @@ Conventions: every reference takes the same *meaningful* inputs as its kernel (a
 than ``n``; only the first ``n`` rows are used) but drops scratch arrays, and it *returns* fresh
 outputs instead of writing into arrays passed in. Kernel -> reference:
 
-========================================  ====================================================
-kernel (``fluidworld.fluid.*``)           reference
-========================================  ====================================================
-``binning.sort_particles``                :func:`sort_particles`
-``binning.bin_points``                    :func:`bin_points`
-``repulsion.repulse_fluid[_parallel]``    :func:`repulse_fluid`
-``repulsion.accumulate_solid_impulses``   :func:`accumulate_solid_impulses`
-``repulsion.apply_displacements``         :func:`apply_displacements`
-``collision.srd_collide``                 :func:`srd_collide`
-``pressure.deposit_cells``                :func:`deposit_cells`
-``pressure.paper_pressure``               :func:`paper_pressure`
-``pressure.converged_rhs``                :func:`converged_rhs`
-``pressure.row_spans``                     :func:`row_spans`
-``pressure.solve_rbgs``                  :func:`solve_rbgs` (with or without ``spans``)
-``pressure.converged_correction``         :func:`converged_correction`
-``pressure.apply_cell_correction``        :func:`apply_cell_correction`
-``pressure.apply_cell_shift``             :func:`apply_cell_shift`
-``advection.advect_and_contain``          :func:`advect_and_contain`
-========================================  ====================================================
+===========================================  ====================================================
+kernel (``fluidworld.fluid.*``)              reference
+===========================================  ====================================================
+``binning.sort_particles``                   :func:`sort_particles`
+``binning.bin_points``                       :func:`bin_points`
+``repulsion.repulse_fluid[_parallel]``       :func:`repulse_fluid`
+``repulsion.accumulate_solid_impulses``      :func:`accumulate_solid_impulses`
+``repulsion.apply_displacements``            :func:`apply_displacements`
+``collision.srd_collide``                    :func:`srd_collide`
+``pressure.deposit_cells``                   :func:`deposit_cells`
+``pressure.paper_pressure``                  :func:`paper_pressure`
+``pressure_converged.converged_rhs``         :func:`converged_rhs`
+``pressure.row_spans``                       :func:`row_spans`
+``pressure_converged.solve_rbgs``            :func:`solve_rbgs` (with or without ``spans``)
+``pressure_converged.converged_correction``  :func:`converged_correction`
+``pressure.apply_cell_correction``           :func:`apply_cell_correction`
+``pressure_converged.apply_cell_shift``      :func:`apply_cell_shift`
+``advection.advect_and_contain``             :func:`advect_and_contain`
+===========================================  ====================================================
 """
 
 from __future__ import annotations

@@ -28,7 +28,16 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import advection, binning, collision, pressure, pressure_variable, repulsion, viscosity
+from . import (
+    advection,
+    binning,
+    collision,
+    pressure,
+    pressure_converged,
+    pressure_variable,
+    repulsion,
+    viscosity,
+)
 from .params import FluidParams, Material, default_materials
 from .solver import SHARED_STAGES, Solver, substep_with
 from .srd_solver import SRDSolver
@@ -157,7 +166,7 @@ class FluidSystem:
         shape = (self.ny, self.nx)
         self.cell_count = np.zeros(shape)
         self.cell_velocity = np.zeros((*shape, 2))
-        # the potentials live inside a zero border (see pressure.solve_padded)
+        # the potentials live inside a zero border (see pressure_converged.solve_padded)
         self._phi_pad = np.zeros((self.ny + 2, self.nx + 2))
         self._dpot_pad = np.zeros((self.ny + 2, self.nx + 2))
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
@@ -630,9 +639,11 @@ class FluidSystem:
                 self._srd_m, self._srd_p, self._cell_of, *self._visc_cells)
 
     def solve_pressure(self, h: float) -> None:
-        """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py``)."""
+        """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py`` and
+        ``pressure_converged.py``)."""
         p = self.params
         par = self.parallel
+        pc = pressure_converged
         deposit = pressure.deposit_cells_parallel if par else pressure.deposit_cells
         deposit(self.pos, self.vel, self.count, p.a0, self.nx, self.ny, p.gamma,
                 self.solid_fraction, self.solid_cell_velocity, self.cell_count, self.cell_velocity,
@@ -654,30 +665,30 @@ class FluidSystem:
                                     p.pressure_iterations, p.pressure_clamp, self._div,
                                     self.cell_pressure, self._p_tmp, self.cell_grad, rows)
         else:
-            rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
+            rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
             rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
                 self._div, self._rhs_density, rows, self._row_sums, self._row_air)
-            pressure.solver_coefficients(self.cell_count, self._invk, rows)
+            pc.solver_coefficients(self.cell_count, self._invk, rows)
             shift = p.density_correction > 0.0
             if shift:  # both potentials in the same sweeps (same coefficients, same rows)
-                solve2 = pressure.solve_padded_pair_parallel if par else pressure.solve_padded_pair
+                solve2 = pc.solve_padded_pair_parallel if par else pc.solve_padded_pair
                 solve2(self._phi_pad, self._div, self._dpot_pad, self._rhs_density,
                        self.cell_count, self._invk, p.pressure_iterations, _SOR_OMEGA,
                        self._spans, rows)
-                pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
-                                              self._grad_density, rows)
+                pc.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
+                                        self._grad_density, rows)
             else:
-                solve = pressure.solve_padded_parallel if par else pressure.solve_padded
+                solve = pc.solve_padded_parallel if par else pc.solve_padded
                 solve(self._phi_pad, self._div, self.cell_count, self._invk,
                       p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
-            pressure.converged_correction(self.cell_pressure, self.cell_count, p.a0,
-                                          self.cell_grad, rows)
+            pc.converged_correction(self.cell_pressure, self.cell_count, p.a0, self.cell_grad,
+                                    rows)
             # one flood fill for both fields: neither may move a free body of water as a whole
-            pressure.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
-                                       self.solid_fraction, p.gamma, self._flood,
-                                       self._flood_seen, rows)
+            pc.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
+                                 self.solid_fraction, p.gamma, self._flood, self._flood_seen,
+                                 rows)
             if shift:
-                shift_by = pressure.apply_cell_shift_parallel if par else pressure.apply_cell_shift
+                shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
                 shift_by(self.pos, self.count, self._cell_of, self._grad_density, self.nx, h)
         correct = (pressure.apply_cell_correction_parallel if par
                    else pressure.apply_cell_correction)
@@ -689,9 +700,10 @@ class FluidSystem:
         the density correction volumetric as in the single-density path."""
         p = self.params
         par = self.parallel
+        pc = pressure_converged
         pv = pressure_variable
         self.variable_density = True
-        rhs = pressure.converged_rhs_parallel if par else pressure.converged_rhs
+        rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
         rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
             self._div, self._rhs_density, rows, self._row_sums, self._row_air)
         pv.cell_specific_volume(self.mat, self.count, self._cell_of, self._inv_rho,
@@ -705,17 +717,16 @@ class FluidSystem:
                                     self._face_y, self._beta, self.cell_grad, rows)
         shift = p.density_correction > 0.0
         if shift:
-            pressure.solver_coefficients(self.cell_count, self._invk, rows)
-            solve1 = pressure.solve_padded_parallel if par else pressure.solve_padded
+            pc.solver_coefficients(self.cell_count, self._invk, rows)
+            solve1 = pc.solve_padded_parallel if par else pc.solve_padded
             solve1(self._dpot_pad, self._rhs_density, self.cell_count, self._invk,
                    p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
-            pressure.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
-                                          self._grad_density, rows)
-        pressure.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
-                                   self.solid_fraction, p.gamma, self._flood, self._flood_seen,
-                                   rows)
+            pc.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
+                                    self._grad_density, rows)
+        pc.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
+                             self.solid_fraction, p.gamma, self._flood, self._flood_seen, rows)
         if shift:
-            shift_by = pressure.apply_cell_shift_parallel if par else pressure.apply_cell_shift
+            shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
             shift_by(self.pos, self.count, self._cell_of, self._grad_density, self.nx, h)
         correct = (pv.apply_cell_correction_var_parallel if par
                    else pv.apply_cell_correction_var)
