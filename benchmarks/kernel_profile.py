@@ -29,6 +29,7 @@ from fluidworld.fluid import (  # noqa: E402
     advection,
     binning,
     collision,
+    neighbour_lists,
     pressure,
     pressure_converged,
     repulsion,
@@ -39,8 +40,8 @@ from fluidworld.fluid import (  # noqa: E402
 def instrument() -> dict[str, float]:
     """Wrap the public kernels of the fluid modules with timers; returns the seconds table."""
     spent: dict[str, float] = collections.defaultdict(float)
-    for mod in (pressure, pressure_converged, collision, binning, repulsion, advection,
-                viscosity):
+    for mod in (pressure, pressure_converged, collision, binning, neighbour_lists, repulsion,
+                advection, viscosity):
         for name in dir(mod):
             fn = getattr(mod, name)
             if not hasattr(fn, "py_func") or name.startswith("_"):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from fluidworld.fluid import advection, binning, collision, pressure, pressure_converged, repulsion
+from fluidworld.fluid import neighbour_lists as nbl
 from fluidworld.fluid import reference as ref
 
 RTOL = 1e-12
@@ -730,9 +731,9 @@ def test_advect_wall_contact_by_hand(bounce):
 def _half_lists(sc, pos, start, s_start, s_order, k, ks, parallel=0):
     """The half lists of a scene, serial or (``parallel`` > 0) with that many threads' shares."""
     cap = len(pos)
-    bounds = np.zeros(repulsion.N_STRIPES + 1, np.int64)
+    bounds = np.zeros(nbl.N_STRIPES + 1, np.int64)
     work = np.zeros(sc.nb_ny, np.int64)
-    nst = repulsion.stripe_rows(start, sc.nb_nx, sc.nb_ny, repulsion.N_STRIPES, bounds, work)
+    nst = nbl.stripe_rows(start, sc.nb_nx, sc.nb_ny, nbl.N_STRIPES, bounds, work)
     nbr, cnt = np.zeros((cap, k), np.int32), np.zeros(cap, np.int64)
     s_nbr, s_cnt = np.zeros((cap, ks), np.int32), np.zeros(cap, np.int64)
     near = np.zeros(sc.nb_nx * sc.nb_ny, np.uint8)
@@ -742,9 +743,9 @@ def _half_lists(sc, pos, start, s_start, s_order, k, ks, parallel=0):
     args = (pos, start, sc.nb_nx, sc.nb_ny, bounds, nst, work, sc.s_pos, s_start, s_order, near,
             sc.r_l, nbr, cnt, s_nbr, s_cnt)
     if parallel:  # any thread count gives the same lists
-        repulsion.build_half_lists_parallel(*args, parallel)
+        nbl.build_half_lists_parallel(*args, parallel)
     else:
-        repulsion.build_half_lists(*args)
+        nbl.build_half_lists(*args)
     return bounds, nst, nbr, cnt, s_nbr, s_cnt
 
 
@@ -758,10 +759,10 @@ def test_half_lists_and_fused_passes(seed, gamma):
     n = sc.n
     cap = len(pos)
     # stripes: at least one row each, about equal particle counts, covering every row
-    bounds = np.zeros(repulsion.N_STRIPES + 1, np.int64)
-    nst = repulsion.stripe_rows(start, sc.nb_nx, sc.nb_ny, repulsion.N_STRIPES, bounds,
-                                np.zeros(sc.nb_ny, np.int64))
-    assert 2 <= nst <= repulsion.N_STRIPES
+    bounds = np.zeros(nbl.N_STRIPES + 1, np.int64)
+    nst = nbl.stripe_rows(start, sc.nb_nx, sc.nb_ny, nbl.N_STRIPES, bounds,
+                          np.zeros(sc.nb_ny, np.int64))
+    assert 2 <= nst <= nbl.N_STRIPES
     assert bounds[0] == 0 and bounds[nst] == sc.nb_ny and np.all(np.diff(bounds[: nst + 1]) > 0)
     # too-narrow lists report the true counts, so the caller can widen them
     _, _, _, cnt, _, s_cnt = _half_lists(sc, pos, start, s_start, s_order, 2, 2)
@@ -783,7 +784,7 @@ def test_half_lists_and_fused_passes(seed, gamma):
         np.testing.assert_array_equal(nbr_p[:n], nbr[:n])
         np.testing.assert_array_equal(s_nbr_p[:n], s_nbr[:n])
     touch = np.zeros(cap, np.int64)
-    km, ksm, nt = repulsion.list_stats(cnt, s_cnt, n, touch)
+    km, ksm, nt = nbl.list_stats(cnt, s_cnt, n, touch)
     assert (km, ksm) == (k, ks) and list(touch[:nt]) == np.nonzero(s_cnt[:n])[0].tolist()
 
     dv = 0.2
@@ -791,9 +792,9 @@ def test_half_lists_and_fused_passes(seed, gamma):
                                       s_order, dv)
     # stripes balanced by the pairs just listed, as FluidSystem cuts them
     work = np.zeros(sc.nb_ny, np.int64)
-    repulsion.row_pairs(start, sc.nb_nx, sc.nb_ny, cnt, s_cnt, work)
+    nbl.row_pairs(start, sc.nb_nx, sc.nb_ny, cnt, s_cnt, work)
     assert work.sum() == cnt[:n].sum() + s_cnt[:n].sum()
-    nst = repulsion.stripe_rows(start, sc.nb_nx, sc.nb_ny, repulsion.N_STRIPES, bounds, work)
+    nst = nbl.stripe_rows(start, sc.nb_nx, sc.nb_ny, nbl.N_STRIPES, bounds, work)
     results = []
     # serial with 1 and 3 passes; parallel split into 1, 2 and 5 threads' shares
     for iters, nthreads in ((1, 0), (3, 0), (3, 1), (3, 2), (3, 5)):
@@ -831,12 +832,12 @@ def test_stripes_balance_the_work_of_the_rows():
     start[-1] = per_row.sum()
     pairs = np.zeros(ny, np.int64)
     nbr_count = np.where(np.repeat(np.arange(ny), per_row) < 16, 6, 1)  # dense rows: more pairs
-    repulsion.row_pairs(start, nx, ny, nbr_count, np.ones(len(nbr_count), np.int64), pairs)
+    nbl.row_pairs(start, nx, ny, nbr_count, np.ones(len(nbr_count), np.int64), pairs)
     np.testing.assert_array_equal(pairs, np.where(np.arange(ny) < 16, 280, 20))
     work = per_row + pairs
     for weights, rows_work in ((np.zeros(ny, np.int64), per_row), (pairs, work)):
         bounds = np.zeros(9, np.int64)
-        nst = repulsion.stripe_rows(start, nx, ny, 8, bounds, weights)
+        nst = nbl.stripe_rows(start, nx, ny, 8, bounds, weights)
         assert nst == 8 and bounds[0] == 0 and bounds[nst] == ny
         assert np.all(np.diff(bounds[: nst + 1]) >= 1)
         shares = [rows_work[bounds[s]: bounds[s + 1]].sum() for s in range(nst)]
@@ -844,7 +845,7 @@ def test_stripes_balance_the_work_of_the_rows():
         assert max(abs(x - rows_work.sum() / nst) for x in shares) <= rows_work.max()
     # balanced by pairs, the dense band (16 rows) is cut into more stripes than by particles
     by_particles = np.zeros(9, np.int64)
-    repulsion.stripe_rows(start, nx, ny, 8, by_particles, np.zeros(ny, np.int64))
+    nbl.stripe_rows(start, nx, ny, 8, by_particles, np.zeros(ny, np.int64))
     assert (bounds[:nst] < 16).sum() > (by_particles[:nst] < 16).sum()
 
 

@@ -32,6 +32,7 @@ from . import (
     advection,
     binning,
     collision,
+    neighbour_lists,
     pressure,
     pressure_converged,
     pressure_variable,
@@ -147,7 +148,7 @@ class FluidSystem:
         # occupied cells of the last sort, (first, last, count): see binning.sort_particles
         self._nb_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
         self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
-        self._stripes = np.zeros(repulsion.N_STRIPES + 1, np.int64)
+        self._stripes = np.zeros(neighbour_lists.N_STRIPES + 1, np.int64)
         # pairs listed per neighbour-grid row in the last substep: balances the stripes
         self._row_work = np.zeros(self.nb_ny, np.int64)
 
@@ -584,21 +585,21 @@ class FluidSystem:
         repulsion passes' stripes by the pairs just listed, so that threads get equal work (a
         compressed bottom layer has several times the pairs per particle of a splash). Returns
         the number of stripes and of particles with solid neighbours."""
+        lists = neighbour_lists
         n = self.count
         nx, ny = self.nb_nx, self.nb_ny
         # the build's stripes: balanced by the last substep's pairs (any cut gives the same lists)
-        nst = repulsion.stripe_rows(self._nb_start, nx, ny, repulsion.N_STRIPES, self._stripes,
-                                    self._row_work)
+        nst = lists.stripe_rows(self._nb_start, nx, ny, lists.N_STRIPES, self._stripes,
+                                self._row_work)
         while True:
             args = (self.pos, self._nb_start, nx, ny, self._stripes, nst, self._row_work,
                     self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
                     self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
             if self.parallel_repulsion:
-                repulsion.build_half_lists_parallel(*args, numba.get_num_threads())
+                lists.build_half_lists_parallel(*args, numba.get_num_threads())
             else:
-                repulsion.build_half_lists(*args)
-            k, ks, n_touch = repulsion.list_stats(self._nbr_count, self._s_nbr_count, n,
-                                                  self._touch)
+                lists.build_half_lists(*args)
+            k, ks, n_touch = lists.list_stats(self._nbr_count, self._s_nbr_count, n, self._touch)
             # the fluid list is written branch-free (see _half_list_row): it needs a spare slot
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
                 break
@@ -606,10 +607,10 @@ class FluidSystem:
                 self._nbr = np.zeros((self._cap, k + 2), np.uint32)
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.uint32)
-        repulsion.row_pairs(self._nb_start, nx, ny, self._nbr_count, self._s_nbr_count,
-                            self._row_work)
-        nst = repulsion.stripe_rows(self._nb_start, nx, ny, repulsion.N_STRIPES, self._stripes,
-                                    self._row_work)
+        lists.row_pairs(self._nb_start, nx, ny, self._nbr_count, self._s_nbr_count,
+                        self._row_work)
+        nst = lists.stripe_rows(self._nb_start, nx, ny, lists.N_STRIPES, self._stripes,
+                                self._row_work)
         return nst, n_touch
 
     def collide(self, h: float) -> None:
