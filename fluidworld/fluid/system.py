@@ -1,4 +1,4 @@
-"""FluidSystem: the particle store and the SRD step as a short list of named stages.
+"""FluidSystem: the particle store's grids and solids, and the SRD step as named stages.
 
 One substep (``h = dt / substeps``), each stage timed into :attr:`FluidSystem.profile` (ms):
 
@@ -13,9 +13,10 @@ One substep (``h = dt / substeps``), each stage timed into :attr:`FluidSystem.pr
 7. ``advect``          -- Eq. 4 and containment in the domain box.
 
 The World (``fluidworld.world``) runs the same stages with body solids in between; this class
-knows nothing of pymunk. Data is struct-of-arrays: ``pos``/``vel`` (capacity, 2) float64 and
-``mat`` (capacity,) uint8, the first :attr:`count` rows live. The step reorders particles (the
-sort), so particle indices are not stable across steps.
+knows nothing of pymunk. The particles' arrays, their growth, the fills and the whole-fluid
+queries are the :class:`~fluidworld.fluid.particles.ParticleStore` it builds on
+(``particles.py``); the ``cell_pressure`` stage's driver is ``pressure_stage.py``. The step
+reorders particles (the sort), so particle indices are not stable across steps.
 """
 
 from __future__ import annotations
@@ -28,18 +29,9 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import (
-    advection,
-    binning,
-    collision,
-    neighbour_lists,
-    pressure,
-    pressure_converged,
-    pressure_variable,
-    repulsion,
-    viscosity,
-)
+from . import advection, binning, collision, neighbour_lists, pressure_stage, repulsion, viscosity
 from .params import FluidParams, Material, default_materials
+from .particles import ParticleStore
 from .solver import SHARED_STAGES, Solver, substep_with
 from .srd_solver import SRDSolver
 from .threads import ThreadPolicy
@@ -61,8 +53,6 @@ PARALLEL_MIN_PARTICLES = 12_000
 #: Table 1 went from 1.20-1.25 to 0.96-1.16 ms; at 4,000 particles it did not pay.
 PARALLEL_REPULSION_MIN_PARTICLES = 5_000
 
-_SOR_OMEGA = 1.6
-
 #: Fraction of the velocity relative to the SRD cell mean that a viscous material
 #: (``Material.viscosity > 0``) loses per substep in the collision (Eq. 3's ``nu``): it damps
 #: the sub-cell noise that the cell-scale viscosity stage does not see. 0 for inviscid ones.
@@ -73,7 +63,7 @@ SRD_DAMPING = 0.05
 NEIGHBOUR_SKIN = 0.1
 
 
-class FluidSystem:
+class FluidSystem(ParticleStore):
     """A 2D SRD particle fluid in the box ``[0, width] x [0, height]``.
 
     Args:
@@ -100,25 +90,16 @@ class FluidSystem:
     def __init__(
         self, params: FluidParams | None = None, materials: Sequence[Material] | None = None
     ) -> None:
-        self.params = params if params is not None else FluidParams()
-        if not isinstance(self.params, FluidParams):
+        p = params if params is not None else FluidParams()
+        if not isinstance(p, FluidParams):
             raise TypeError(f"params must be a FluidParams, got {type(params).__name__}")
         mats = tuple(materials) if materials is not None else default_materials()
         if not 1 <= len(mats) <= 256 or not all(isinstance(m, Material) for m in mats):
             raise ValueError("materials must be 1 to 256 Material objects")
-        self.material_table: tuple[Material, ...] = mats
-        p = self.params
+        super().__init__(p, mats)
         self.rng = np.random.default_rng(p.seed)
-        self.count = 0
-        self._cap = 0
-        self.pos = np.zeros((0, 2))
-        self.vel = np.zeros((0, 2))
-        self.mat = np.zeros(0, np.uint8)
-        self._reserve(1024)
 
-        # material tables
-        area = p.particle_area
-        self._mass = np.array([m.density * area for m in mats])
+        # material tables (the masses: ParticleStore)
         self._alpha = np.array([m.srd_alpha for m in mats])
         # viscous materials also damp the velocities relative to their SRD cell's mean
         self._visc = np.array([SRD_DAMPING if m.viscosity > 0.0 else 0.0 for m in mats])
@@ -231,22 +212,9 @@ class FluidSystem:
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
 
     # ------------------------------------------------------------------ storage
-    def _reserve(self, cap: int) -> None:
-        if cap <= self._cap:
-            return
-        cap = max(cap, 2 * self._cap)
-        cap = min(cap, self.params.max_particles)
-        for name, shape, dtype in (("pos", (cap, 2), np.float64), ("vel", (cap, 2), np.float64),
-                                   ("mat", (cap,), np.uint8)):
-            new = np.zeros(shape, dtype)
-            new[: self.count] = getattr(self, name)[: self.count]
-            setattr(self, name, new)
-        self._pos2 = np.zeros((cap, 2))
-        self._vel2 = np.zeros((cap, 2))
-        self._mat2 = np.zeros(cap, np.uint8)
-        self._cell_of = np.zeros(cap, np.int64)
-        self._start_pos = np.zeros((cap, 2))
-        self.start_count = -1
+    def _grow_scratch(self, cap: int) -> None:
+        """The per-particle scratch of the repulsion and the solver, for capacity ``cap``
+        (:meth:`ParticleStore._reserve` calls this when the capacity grows)."""
         self._disp = np.zeros((cap, 2))
         self._inel = np.zeros((cap, 2))  # inelastic contact velocity change (scratch)
         self._wsum = np.zeros(cap)
@@ -257,24 +225,8 @@ class FluidSystem:
         self._nbr_count = np.zeros(cap, np.int64)
         self._touch = np.zeros(cap, np.int64)
         self._s_nbr_count = np.zeros(cap, np.int64)
-        self._cap = cap
         if hasattr(self, "solver"):  # the solver's per-particle scratch follows the capacity
             self.solver.attach(self)
-
-    @property
-    def positions(self) -> NDArray[np.float64]:
-        """Live particle positions, shape (count, 2) (a view)."""
-        return self.pos[: self.count]
-
-    @property
-    def velocities(self) -> NDArray[np.float64]:
-        """Live particle velocities, shape (count, 2) (a view)."""
-        return self.vel[: self.count]
-
-    @property
-    def materials(self) -> NDArray[np.uint8]:
-        """Live particle material ids, shape (count,) (a view)."""
-        return self.mat[: self.count]
 
     @property
     def grid_shape(self) -> tuple[int, int]:
@@ -285,143 +237,6 @@ class FluidSystem:
     def cell_density(self) -> NDArray[np.float64]:
         """Density ratio per cell (particles + solid cover) / gamma, from the last step."""
         return self.cell_count / self.params.gamma
-
-    def add_particles(
-        self, positions: ArrayLike, velocities: ArrayLike | None = None, material: int = 0
-    ) -> int:
-        """Add particles; returns how many were added.
-
-        Raises:
-            ValueError: on non-finite values, positions outside the domain, an unknown material
-                or more particles than ``params.max_particles``.
-        """
-        pos = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
-        k = len(pos)
-        if velocities is None:
-            vel = np.zeros((k, 2))
-        else:
-            vel = np.broadcast_to(np.asarray(velocities, dtype=np.float64), (k, 2))
-        if not np.isfinite(pos).all():
-            raise ValueError("positions must be finite (found NaN or inf)")
-        if not np.isfinite(vel).all():
-            raise ValueError("velocities must be finite (found NaN or inf)")
-        p = self.params
-        if k and ((pos[:, 0] < 0).any() or (pos[:, 0] > p.width).any()
-                  or (pos[:, 1] < 0).any() or (pos[:, 1] > p.height).any()):
-            raise ValueError(
-                f"positions must lie inside the domain [0, {p.width}] x [0, {p.height}]"
-            )
-        if isinstance(material, bool) or not isinstance(material, int | np.integer):
-            raise TypeError(f"material must be an int id, got {material!r}")
-        if not 0 <= material < len(self.material_table):
-            top = len(self.material_table) - 1
-            raise ValueError(f"material must be in [0, {top}], got {material}")
-        if self.count + k > p.max_particles:
-            raise ValueError(
-                f"cannot add {k} particles: {self.count + k} exceeds max_particles="
-                f"{p.max_particles}"
-            )
-        self._reserve(self.count + k)
-        n0 = self.count
-        self.pos[n0: n0 + k] = pos
-        self.vel[n0: n0 + k] = vel
-        self.mat[n0: n0 + k] = material
-        self.count += k
-        self.start_count = -1
-        return k
-
-    def remove_particles(self, mask_or_indices: ArrayLike) -> int:
-        """Remove particles given a boolean mask over live particles or their indices.
-
-        Order of the survivors is kept (then the next sort reorders anyway). Returns the number
-        removed.
-        """
-        sel = np.asarray(mask_or_indices)
-        n = self.count
-        if sel.dtype == bool:
-            if sel.shape != (n,):
-                raise ValueError(f"mask must have shape ({n},), got {sel.shape}")
-            keep = ~sel
-        else:
-            idx = sel.astype(np.int64).ravel()
-            if len(idx) and (idx.min() < 0 or idx.max() >= n):
-                raise IndexError(f"particle index out of range [0, {n})")
-            keep = np.ones(n, bool)
-            keep[idx] = False
-        m = int(keep.sum())
-        removed = n - m
-        if removed:
-            self.pos[:m] = self.pos[:n][keep]
-            self.vel[:m] = self.vel[:n][keep]
-            self.mat[:m] = self.mat[:n][keep]
-            self.count = m
-            self.start_count = -1
-        return removed
-
-    def hex_lattice(
-        self, x0: float, y0: float, x1: float, y1: float, spacing: float | None = None
-    ) -> NDArray[np.float64]:
-        """Points of a hexagonal lattice filling ``[x0, x1) x [y0, y1)`` at rest density.
-
-        The default spacing is ``r_L`` (Eq. 5): a hexagonal lattice at ``r_L`` has exactly
-        ``gamma`` particles per ``a0^2``.
-        """
-        s = self.r_l if spacing is None else float(spacing)
-        if not s > 0:
-            raise ValueError(f"spacing must be > 0, got {spacing}")
-        dy = s * math.sqrt(3.0) / 2.0
-        ys = np.arange(y0 + dy / 2, y1, dy)
-        pts = []
-        for row, y in enumerate(ys):
-            off = s / 2 if row % 2 else s / 4
-            xs = np.arange(x0 + off, x1, s)
-            pts.append(np.column_stack([xs, np.full(len(xs), y)]))
-        return np.concatenate(pts) if pts else np.zeros((0, 2))
-
-    def fill_rect(
-        self, x0: float, y0: float, x1: float, y1: float, material: int = 0,
-        velocity: tuple[float, float] = (0.0, 0.0), spacing: float | None = None,
-    ) -> int:
-        """Fill a rectangle with particles on a hexagonal lattice; returns how many were added."""
-        for name, v in (("x0", x0), ("y0", y0), ("x1", x1), ("y1", y1)):
-            if not math.isfinite(v):
-                raise ValueError(f"{name} must be finite, got {v}")
-        if x1 <= x0 or y1 <= y0:
-            raise ValueError(f"empty rectangle ({x0}, {y0})-({x1}, {y1})")
-        p = self.params
-        x0, x1 = max(x0, 0.0), min(x1, p.width)
-        y0, y1 = max(y0, 0.0), min(y1, p.height)
-        pts = self.hex_lattice(x0, y0, x1, y1, spacing)
-        return self.add_particles(pts, velocity, material)
-
-    def fill_circle(
-        self, cx: float, cy: float, radius: float, material: int = 0,
-        velocity: tuple[float, float] = (0.0, 0.0), spacing: float | None = None,
-    ) -> int:
-        """Fill a disc with particles on a hexagonal lattice; returns how many were added."""
-        if not (math.isfinite(radius) and radius > 0):
-            raise ValueError(f"radius must be > 0, got {radius}")
-        pts = self.hex_lattice(cx - radius, cy - radius, cx + radius, cy + radius, spacing)
-        inside = ((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < radius * radius
-        pts = pts[inside]
-        p = self.params
-        ok = (pts[:, 0] >= 0) & (pts[:, 0] <= p.width) & (pts[:, 1] >= 0) & (pts[:, 1] <= p.height)
-        return self.add_particles(pts[ok], velocity, material)
-
-    @property
-    def start_positions(self) -> NDArray[np.float64] | None:
-        """Positions of the live particles at the start of the substep: as the last sort left
-        them (if :attr:`keep_start_positions` is on) or as :meth:`mark_start_positions` copied
-        them. ``None`` if neither, or if particles were added or removed since."""
-        if self.start_count != self.count:
-            return None
-        return self._start_pos[: self.count]
-
-    def mark_start_positions(self) -> None:
-        """Copy the current positions to :attr:`start_positions` (the sort does it on its own
-        when :attr:`keep_start_positions` is on)."""
-        self._start_pos[: self.count] = self.pos[: self.count]
-        self.start_count = self.count
 
     # ------------------------------------------------------------------ solids
     def _make_wall_solids(self) -> NDArray[np.float64]:
@@ -640,98 +455,10 @@ class FluidSystem:
                 self._srd_m, self._srd_p, self._cell_of, *self._visc_cells)
 
     def solve_pressure(self, h: float) -> None:
-        """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py`` and
-        ``pressure_converged.py``)."""
-        p = self.params
-        par = self.parallel
-        pc = pressure_converged
-        deposit = pressure.deposit_cells_parallel if par else pressure.deposit_cells
-        deposit(self.pos, self.vel, self.count, p.a0, self.nx, self.ny, p.gamma,
-                self.solid_fraction, self.solid_cell_velocity, self.cell_count, self.cell_velocity,
-                self._cell_of)
-        if p.pressure_solver == "none":
-            self.cell_grad[:] = 0.0
-            return
-        # both solvers work on the rows that hold something (and those that did in the last
-        # substep): the rest of a level is air and keeps its air values
-        pressure.row_spans(self.cell_count, self._spans)
-        rows = self._rows[: pressure.active_rows(self._spans, self._rows_was_active, self._rows)]
-        self.variable_density = False
-        if p.pressure_solver == "converged" and pressure_variable.mixed_densities(
-                self.mat, self.count, self._inv_rho):
-            self._solve_variable(h, rows)
-            return
-        if p.pressure_solver == "paper":
-            pressure.paper_pressure(self.cell_count, self.cell_velocity, p.a0, p.gamma, h,
-                                    p.pressure_iterations, p.pressure_clamp, self._div,
-                                    self.cell_pressure, self._p_tmp, self.cell_grad, rows)
-        else:
-            rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-            rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
-                self._div, self._rhs_density, rows, self._row_sums, self._row_air)
-            pc.solver_coefficients(self.cell_count, self._invk, rows)
-            shift = p.density_correction > 0.0
-            if shift:  # both potentials in the same sweeps (same coefficients, same rows)
-                solve2 = pc.solve_padded_pair_parallel if par else pc.solve_padded_pair
-                solve2(self._phi_pad, self._div, self._dpot_pad, self._rhs_density,
-                       self.cell_count, self._invk, p.pressure_iterations, _SOR_OMEGA,
-                       self._spans, rows)
-                pc.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
-                                        self._grad_density, rows)
-            else:
-                solve = pc.solve_padded_parallel if par else pc.solve_padded
-                solve(self._phi_pad, self._div, self.cell_count, self._invk,
-                      p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
-            pc.converged_correction(self.cell_pressure, self.cell_count, p.a0, self.cell_grad,
-                                    rows)
-            # one flood fill for both fields: neither may move a free body of water as a whole
-            pc.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
-                                 self.solid_fraction, p.gamma, self._flood, self._flood_seen,
-                                 rows)
-            if shift:
-                shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
-                shift_by(self.pos, self.count, self._cell_of, self._grad_density, self.nx, h)
-        correct = (pressure.apply_cell_correction_parallel if par
-                   else pressure.apply_cell_correction)
-        correct(self.vel, self.count, self._cell_of, self.cell_grad, self.nx)
-
-    def _solve_variable(self, h: float, rows: NDArray[np.int64]) -> None:
-        """The converged solver when the fluid holds materials of different densities: the
-        pressure per unit mass on a variable-coefficient operator (``pressure_variable.py``),
-        the density correction volumetric as in the single-density path."""
-        p = self.params
-        par = self.parallel
-        pc = pressure_converged
-        pv = pressure_variable
-        self.variable_density = True
-        rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-        rhs(self.cell_count, self.cell_velocity, p.a0, p.gamma, h, p.density_correction,
-            self._div, self._rhs_density, rows, self._row_sums, self._row_air)
-        pv.cell_specific_volume(self.mat, self.count, self._cell_of, self._inv_rho,
-                                self.cell_count, self.solid_fraction, p.gamma, self._beta, rows)
-        pv.face_coefficients(self.cell_count, self._beta, self._face_x, self._face_y, self._invd,
-                             rows)
-        solve = pv.solve_padded_var_parallel if par else pv.solve_padded_var
-        solve(self._phi_pad, self._div, self.cell_count, self._face_x, self._face_y, self._invd,
-              p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
-        pv.converged_correction_var(self.cell_pressure, self.cell_count, p.a0, self._face_x,
-                                    self._face_y, self._beta, self.cell_grad, rows)
-        shift = p.density_correction > 0.0
-        if shift:
-            pc.solver_coefficients(self.cell_count, self._invk, rows)
-            solve1 = pc.solve_padded_parallel if par else pc.solve_padded
-            solve1(self._dpot_pad, self._rhs_density, self.cell_count, self._invk,
-                   p.pressure_iterations, _SOR_OMEGA, self._spans, rows)
-            pc.converged_correction(self.cell_density_potential, self.cell_count, p.a0,
-                                    self._grad_density, rows)
-        pc.remove_free_drift(self.cell_count, self.cell_grad, self._grad_density, shift,
-                             self.solid_fraction, p.gamma, self._flood, self._flood_seen, rows)
-        if shift:
-            shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
-            shift_by(self.pos, self.count, self._cell_of, self._grad_density, self.nx, h)
-        correct = (pv.apply_cell_correction_var_parallel if par
-                   else pv.apply_cell_correction_var)
-        correct(self.vel, self.mat, self.count, self._cell_of, self.cell_grad, self._inv_rho)
+        """Eq. 7-10: the velocity correction from the cell pressure (the driver:
+        ``pressure_stage.py``; the kernels: ``pressure.py``, ``pressure_converged.py`` and
+        ``pressure_variable.py``)."""
+        pressure_stage.solve_pressure(self, h)
 
     def advect(self, h: float) -> None:
         """Eq. 4 and containment in the domain box."""
@@ -769,26 +496,3 @@ class FluidSystem:
         """Pressure gradient (pointing towards increasing pressure) at each particle's cell."""
         j, i = self._particle_cells()
         return self.cell_grad[j, i]
-
-    def material_colors(self) -> NDArray[np.uint8]:
-        """RGBA colour of each material, shape (n_materials, 4)."""
-        return np.array([m.color for m in self.material_table], np.uint8)
-
-    def kinetic_energy(self) -> float:
-        """Total kinetic energy of the fluid."""
-        m = self._mass[self.mat[: self.count]]
-        return float(0.5 * (m * (self.velocities ** 2).sum(axis=1)).sum())
-
-    def momentum(self) -> NDArray[np.float64]:
-        """Total linear momentum of the fluid."""
-        m = self._mass[self.mat[: self.count]]
-        return (m[:, None] * self.velocities).sum(axis=0)
-
-    def state_hash(self) -> str:
-        """SHA-256 of the live particle arrays (determinism checks)."""
-        import hashlib
-
-        hsh = hashlib.sha256()
-        for a in (self.positions, self.velocities, self.materials):
-            hsh.update(np.ascontiguousarray(a).tobytes())
-        return hsh.hexdigest()

@@ -1,0 +1,123 @@
+"""The ``cell_pressure`` stage's driver: which pressure kernels a FluidSystem runs, on which grids.
+
+:meth:`FluidSystem.solve_pressure <fluidworld.fluid.FluidSystem.solve_pressure>` calls
+:func:`solve_pressure` each substep: the cell deposit (:mod:`.pressure`), then by
+``params.pressure_solver`` the paper's Eq. 7-10 (:mod:`.pressure`), the converged single-density
+projection (:mod:`.pressure_converged`) or, where materials of different densities are present,
+the variable-density one (:mod:`.pressure_variable`), each kernel in its serial or parallel
+variant (``FluidSystem.parallel``). The grids are the fluid's own arrays (``cell_count``,
+``cell_grad``, the zero-bordered potentials, the solver scratch), allocated by its constructor.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import pressure, pressure_converged, pressure_variable
+
+if TYPE_CHECKING:
+    from .system import FluidSystem
+
+__all__ = ["solve_pressure"]
+
+#: Over-relaxation factor of the red-black SOR sweeps (converged and variable-density solvers).
+_SOR_OMEGA = 1.6
+
+
+def solve_pressure(fs: FluidSystem, h: float) -> None:
+    """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py`` and
+    ``pressure_converged.py``)."""
+    p = fs.params
+    par = fs.parallel
+    pc = pressure_converged
+    deposit = pressure.deposit_cells_parallel if par else pressure.deposit_cells
+    deposit(fs.pos, fs.vel, fs.count, p.a0, fs.nx, fs.ny, p.gamma,
+            fs.solid_fraction, fs.solid_cell_velocity, fs.cell_count, fs.cell_velocity,
+            fs._cell_of)
+    if p.pressure_solver == "none":
+        fs.cell_grad[:] = 0.0
+        return
+    # both solvers work on the rows that hold something (and those that did in the last
+    # substep): the rest of a level is air and keeps its air values
+    pressure.row_spans(fs.cell_count, fs._spans)
+    rows = fs._rows[: pressure.active_rows(fs._spans, fs._rows_was_active, fs._rows)]
+    fs.variable_density = False
+    if p.pressure_solver == "converged" and pressure_variable.mixed_densities(
+            fs.mat, fs.count, fs._inv_rho):
+        _solve_variable(fs, h, rows)
+        return
+    if p.pressure_solver == "paper":
+        pressure.paper_pressure(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h,
+                                p.pressure_iterations, p.pressure_clamp, fs._div,
+                                fs.cell_pressure, fs._p_tmp, fs.cell_grad, rows)
+    else:
+        rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
+        rhs(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+            fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
+        pc.solver_coefficients(fs.cell_count, fs._invk, rows)
+        shift = p.density_correction > 0.0
+        if shift:  # both potentials in the same sweeps (same coefficients, same rows)
+            solve2 = pc.solve_padded_pair_parallel if par else pc.solve_padded_pair
+            solve2(fs._phi_pad, fs._div, fs._dpot_pad, fs._rhs_density,
+                   fs.cell_count, fs._invk, p.pressure_iterations, _SOR_OMEGA,
+                   fs._spans, rows)
+            pc.converged_correction(fs.cell_density_potential, fs.cell_count, p.a0,
+                                    fs._grad_density, rows)
+        else:
+            solve = pc.solve_padded_parallel if par else pc.solve_padded
+            solve(fs._phi_pad, fs._div, fs.cell_count, fs._invk,
+                  p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
+        pc.converged_correction(fs.cell_pressure, fs.cell_count, p.a0, fs.cell_grad,
+                                rows)
+        # one flood fill for both fields: neither may move a free body of water as a whole
+        pc.remove_free_drift(fs.cell_count, fs.cell_grad, fs._grad_density, shift,
+                             fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen,
+                             rows)
+        if shift:
+            shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
+            shift_by(fs.pos, fs.count, fs._cell_of, fs._grad_density, fs.nx, h)
+    correct = (pressure.apply_cell_correction_parallel if par
+               else pressure.apply_cell_correction)
+    correct(fs.vel, fs.count, fs._cell_of, fs.cell_grad, fs.nx)
+
+
+def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64]) -> None:
+    """The converged solver when the fluid holds materials of different densities: the
+    pressure per unit mass on a variable-coefficient operator (``pressure_variable.py``),
+    the density correction volumetric as in the single-density path."""
+    p = fs.params
+    par = fs.parallel
+    pc = pressure_converged
+    pv = pressure_variable
+    fs.variable_density = True
+    rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
+    rhs(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+        fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
+    pv.cell_specific_volume(fs.mat, fs.count, fs._cell_of, fs._inv_rho,
+                            fs.cell_count, fs.solid_fraction, p.gamma, fs._beta, rows)
+    pv.face_coefficients(fs.cell_count, fs._beta, fs._face_x, fs._face_y, fs._invd,
+                         rows)
+    solve = pv.solve_padded_var_parallel if par else pv.solve_padded_var
+    solve(fs._phi_pad, fs._div, fs.cell_count, fs._face_x, fs._face_y, fs._invd,
+          p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
+    pv.converged_correction_var(fs.cell_pressure, fs.cell_count, p.a0, fs._face_x,
+                                fs._face_y, fs._beta, fs.cell_grad, rows)
+    shift = p.density_correction > 0.0
+    if shift:
+        pc.solver_coefficients(fs.cell_count, fs._invk, rows)
+        solve1 = pc.solve_padded_parallel if par else pc.solve_padded
+        solve1(fs._dpot_pad, fs._rhs_density, fs.cell_count, fs._invk,
+               p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
+        pc.converged_correction(fs.cell_density_potential, fs.cell_count, p.a0,
+                                fs._grad_density, rows)
+    pc.remove_free_drift(fs.cell_count, fs.cell_grad, fs._grad_density, shift,
+                         fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen, rows)
+    if shift:
+        shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
+        shift_by(fs.pos, fs.count, fs._cell_of, fs._grad_density, fs.nx, h)
+    correct = (pv.apply_cell_correction_var_parallel if par
+               else pv.apply_cell_correction_var)
+    correct(fs.vel, fs.mat, fs.count, fs._cell_of, fs.cell_grad, fs._inv_rho)
