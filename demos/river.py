@@ -5,7 +5,9 @@ The mechanics are three systems (``World.add_system``), each a stage of the step
 the debug overlay's timings: ``current`` (``fluidworld.systems.Current``: the surface water is
 drawn downstream), ``whirlpool`` (``fluidworld.systems.Vortex``) and ``harbour`` (this file: a
 boat whose centre is past the harbour line scores and is launched again upstream). K launches
-another boat.
+another boat. The river runs through: a spring upstream feeds it and a weir at the end (a
+drain over the river's level) lets the water on, so the current does not pile it up against
+the right wall.
 
 Run: ``python -m fluidworld.demos.river`` or ``fluidworld play river``.
 """
@@ -22,6 +24,7 @@ from fluidworld.world import BodyHandle
 
 WATER = 150.0
 HARBOUR_X = 1100.0
+SPRING_RATE = 300.0  # particles/s: the river's flow
 
 
 @dataclass
@@ -68,6 +71,10 @@ class River(Level):
                          after="external_forces")
         world.add_system(Vortex((880, 70), radius=60, speed=60, rate=6.0),
                          after="external_forces", name="whirlpool")
+        # the river runs through: a spring upstream feeds it, a weir at the harbour end lets
+        # what rises above the river's level flow away (an overflow drain)
+        world.add_emitter((30.0, WATER + 25.0), (1.0, -0.4), 80.0, SPRING_RATE, width=40.0)
+        world.add_drain((1240.0, WATER + 5.0, 1280.0, 540.0))
         self.score = 0
         world.add_system(Harbour(self), after="events", every_substep=False)
         for x in (120.0, 360.0):
