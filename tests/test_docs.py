@@ -94,3 +94,27 @@ def test_code_blocks_pass_mypy(tmp_path: Path) -> None:
         cwd=tmp_path, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+def test_docstring_examples_run() -> None:
+    """Every ``>>>`` example in the package's docstrings gives what it shows."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import fluidworld
+
+    attempted = 0
+    failed: list[str] = []
+    for info in pkgutil.walk_packages(fluidworld.__path__, "fluidworld."):
+        if info.name == "fluidworld.__main__" or info.name.startswith((
+                "fluidworld.render", "fluidworld.demos", "fluidworld.levels.play",
+                "fluidworld.levels.game", "fluidworld.levels.hud")):
+            continue  # they open windows (their docstrings hold no examples)
+        mod = importlib.import_module(info.name)
+        res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        attempted += res.attempted
+        if res.failed:
+            failed.append(info.name)
+    assert not failed, failed
+    assert attempted >= 7

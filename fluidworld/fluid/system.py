@@ -74,10 +74,10 @@ class FluidSystem(ParticleStore):
         >>> from fluidworld.fluid import FluidSystem, FluidParams
         >>> fs = FluidSystem(FluidParams.paper())
         >>> fs.fill_rect(0, 0, 100, 100)
-        248
+        504
         >>> fs.step(5)
         >>> fs.count
-        248
+        504
     """
 
     # scratch arrays that are resized keeping their width (declared for the type checker)
