@@ -176,15 +176,18 @@ def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
 
 
 @njit(cache=True)
-def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps, hi_x, hi_y):
-    """Whether the move p -> b passes a wall, ends inside one or leaves ``[eps, hi]``."""
+def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps, hi_x, hi_y,
+             others, shape_body, own):
+    """Whether the move p -> b passes a wall, ends inside one or inside another body's shape
+    (``others``: the shapes of moving bodies, those of body ``own`` left out), or leaves
+    ``[eps, hi]``."""
     if bx < eps or by < eps or bx > hi_x or by > hi_y:
         return True
     w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin)
     if w >= 0:
         return True
     for q in range(kind.shape[0]):
-        if not wall[q]:
+        if not (wall[q] or (others[q] and shape_body[q] != own)):
             continue
         if not (box[q, 0] + margin <= bx <= box[q, 2] - margin
                 and box[q, 1] + margin <= by <= box[q, 3] - margin):
@@ -197,11 +200,14 @@ def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps
 
 
 @njit(cache=True)
-def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, hi_x, hi_y):
-    """Out of shape ``q`` by a way not blocked by a wall (:func:`_blocked`): a polygon through its
-    shallowest such edge, a circle at the nearest such point of its surface, so that a particle
-    squeezed between a body and a wall leaves sideways. Returns (True, point, normal), or False
-    where every way out is blocked (or the shape is a capsule)."""
+def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, hi_x, hi_y,
+               others, shape_body):
+    """Out of shape ``q`` by a way not blocked by a wall or another body's shape
+    (:func:`_blocked`): a polygon through its shallowest such edge, a circle at the nearest such
+    point of its surface, so that a particle squeezed between a body and a wall, or between
+    two bodies, leaves sideways. Returns (True, point, normal), or False where every way out is
+    blocked (or the shape is a capsule)."""
+    own = shape_body[q]
     if kind[q] == 0:  # a circle: the nearest free point of its surface, 7.5 degrees apart
         cx = verts[vstart[q], 0]
         cy = verts[vstart[q], 1]
@@ -215,7 +221,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
                 bx = cx + rr * nx_
                 by = cy + rr * ny_
                 if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
-                                eps, hi_x, hi_y):
+                                eps, hi_x, hi_y, others, shape_body, own):
                     return True, bx, by, nx_, ny_
         return False, px, py, 0.0, 0.0
     if kind[q] != 2:
@@ -243,7 +249,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
             break
         tried = best
         if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps,
-                        hi_x, hi_y):
+                        hi_x, hi_y, others, shape_body, own):
             return True, bx, by, bnx, bny
     return False, px, py, 0.0, 0.0
 
@@ -400,12 +406,12 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                                                          radius, thick, eps, box, margin)
                     if not hit:
                         continue
-                    if not wall[q]:  # out of a moving body, but not into a wall
+                    if not wall[q]:  # out of a moving body, not into a wall or another body
                         if _blocked(px, py, nxp, nyp, kind, vstart, verts, radius, wall, box,
-                                    margin, eps, hi_x, hi_y):
+                                    margin, eps, hi_x, hi_y, active, shape_body, b):
                             ok, fx, fy, fnx, fny = _free_exit(px, py, q, kind, vstart, verts,
                                                               radius, eps, wall, box, margin,
-                                                              hi_x, hi_y)
+                                                              hi_x, hi_y, active, shape_body)
                             if ok:
                                 nxp, nyp, nrx, nry = fx, fy, fnx, fny
                     moved += 1
