@@ -612,17 +612,21 @@ class Coupler:
             self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
         layer = self.spacing_outline * 0.5 * self.a0  # the drag's fluid layer, per density
         p = f.params
+        # a solver whose contacts hold the whole pressure: no buoyancy or push on top of them
+        own = not getattr(f.solver, "contacts_carry_pressure", False)
+        if not own:  # its solve moves the bodies' solids with their masses (next substep on)
+            setattr(f.solver, "body_inv_mass", self._inv_mass)  # noqa: B010
         # one kernel call for the whole stage: the dozen arrays each step reads are passed once
         self._vmax = K.exchange_impulses(
             f.pos, f.vel, f.mat, f.count, f._mass, f._cell_of, f.cell_count, f.cell_velocity,
             f.cell_grad, f.solid_fraction, f.solid_cell_velocity, f.params.gamma, self.a0,
             f.r_l * math.sqrt(3.0) / 4.0, f.solid_pos[nw:], f.solid_vel[nw:],
             f.solid_impulse[nw:], self._out_owner, self._in_pos, self._in_area, self._in_owner,
-            st, self.dynamic, self._kick_levels, self.spacing_interior, prm.pressure_push,
+            st, self.dynamic, self._kick_levels, self.spacing_interior, own and prm.pressure_push,
             self._grad_unit(), self._kick[0], self._kick[1], measure, self._col_w,
             0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
             # the pressure of the level's column acts along -y (the level is a height)
-            bool(prm.buoyancy and gy < 0.0), -gy * h, prm.drag * layer * h,
+            bool(own and prm.buoyancy and gy < 0.0), -gy * h, prm.drag * layer * h,
             p.a0 * p.a0 / p.gamma, self._vmax, self.body_box, self._tops, self.levels, J, tau,
             self.submerged_area, self._cell_imp, self._cell_mass, self._touched, f._nb_start,
             1.0 / f.nb_h, f.nb_nx, f.nb_ny,

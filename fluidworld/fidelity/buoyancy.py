@@ -46,11 +46,11 @@ BALL = 20.0
 
 
 def pool(width: float, height: float, material: str = "water", depth: float = DEPTH,
-         seed: int = 0, fill: bool = True) -> World:
-    """A pool ``depth`` deep of ``material`` in a ``width x height`` world (game preset);
-    ``fill=False``: the world only (fill it with :func:`fill` once bodies are in: the fill
-    leaves out the points inside them)."""
-    w = World(width, height, params=FluidParams.game(width, height, seed=seed))
+         seed: int = 0, fill: bool = True, solver: str = "srd") -> World:
+    """A pool ``depth`` deep of ``material`` in a ``width x height`` world (game preset, fluid
+    ``solver``); ``fill=False``: the world only (fill it with :func:`fill` once bodies are in:
+    the fill leaves out the points inside them)."""
+    w = World(width, height, params=FluidParams.game(width, height, seed=seed), solver=solver)
     if fill:
         w.add_fluid_rect(0.0, 0.0, width, depth, material=material)
     return w
@@ -166,11 +166,12 @@ class FloatResult:
 
 
 def float_fraction(kind: str, material: str, ratio: float, seed: int = 0,
-                   seconds: float = 8.0, average: float = 3.0, width: float = 320.0) -> FloatResult:
+                   seconds: float = 8.0, average: float = 3.0, width: float = 320.0,
+                   solver: str = "srd") -> FloatResult:
     """Drop a body of density ``ratio x`` the fluid's onto a pool of ``material`` (its lowest
-    point a unit above the surface) and run ``seconds``; the submerged fraction is averaged
-    over the last ``average`` seconds."""
-    w = pool(width, 200.0, material, seed=seed)
+    point a unit above the surface; fluid ``solver``) and run ``seconds``; the submerged
+    fraction is averaged over the last ``average`` seconds."""
+    w = pool(width, 200.0, material, seed=seed, solver=solver)
     rho = ratio * fluid_density(w, material)
     e = add_body(w, kind, 0.5 * width, DEPTH + 1.0, rho)
     n = int(round(seconds * 60))

@@ -7,24 +7,37 @@ Per particle ``i`` with neighbours ``j`` at ``d = r / H < 1``:
 * weight ``w = (1 - d^2)^3``, density ``rho_i = 1 + sum w`` (solids count, scaled by ``ws``);
 * compression rate ``c_i = -sum w e_ij . (v_j - v_i)`` (``e_ij`` the unit vector from ``i`` to
   ``j``: positive when the neighbours close in);
-* Baumgarte bias ``b_i = beta (rho_i - rho0) r_L / h``: an over-dense particle asks for its
-  neighbours to separate, an under-dense one lets them close in;
+* bias ``b_i``: in the velocity sweeps ``(rho_i - rho0) r_L / 2h`` where the particle is
+  under-dense (its neighbours may close in by the gap, a contact's speculative margin; without
+  it a loosened region never closed again, and a body pushed up by a wave stayed up), 0 else;
+  in the position sweeps the Baumgarte ``beta (rho_i - rho0) r_L / h``;
+* a surface particle's density counts the neighbours missing beyond the surface, estimated
+  from the kernel's first moment (see :func:`surface_fill`): else the top rows cluster until
+  each reaches ``rho0`` and the water weighs more than its level says (bodies floated a
+  tenth of their height too high);
 * impulse ``d lambda = (c_i + b_i) / A_i`` with ``A_i = sum w^2 (1/m_i + 1/m_j)``; the
   accumulated ``lambda_i`` is clamped at 0 (pressure only pushes), and the change goes to
   ``v_j += e_ij w d lambda / m_j``, ``v_i -= e_ij w d lambda / m_i`` (equal and opposite; a
   heavy particle gives way less, so heavier fluid sinks under lighter).
 
-Solids (walls, bodies) are neighbours of infinite mass that mirror the particle's pressure
+Solids (walls, bodies) are neighbours (walls of infinite mass) that mirror the particle's pressure
 (their rows carry ``2 ws w``: the particle's own push and the equal one a fluid neighbour in
 the solid's place would give back; with ``w`` alone a layer by the floor has to compress by a
 third before its neighbours' geometry holds the column's weight). Their velocity enters
 ``c_i``, the impulse they would get is recorded in ``solid_imp`` (the momentum the body
 receives: minus what the fluid got from it).
 
+Bodies' solids move inside the solve: a body's velocity changes by the impulses its solids
+have recorded so far over its mass (``b_inv``, from the coupler), so a light body pushed by the
+fluid gives way in the same sweeps; the coupler applies the same impulses after the solve.
+
 Lists are built once per substep, capped at ``max_nbr`` fluid and ``max_solid`` solid
-neighbours (the density counts all of them). The iterations are Gauss-Seidel, one particle
-after the other: serial and deterministic. The list build writes only its own rows and may run
-in parallel; it gives identical lists either way.
+neighbours (the density counts all of them). The sweeps are Gauss-Seidel inside blocks of
+neighbour cells at least ``2 H`` wide, the blocks in four colours (:func:`block_layout`): the
+blocks of a colour share no particle's neighbourhood, so they run in parallel with the same
+results as one after the other (each particle's writes reach only its own neighbourhood), and
+the bodies' velocity changes are summed after each colour in block order. Deterministic for any
+thread count.
 """
 
 from __future__ import annotations
@@ -37,16 +50,17 @@ from numba import njit, prange
 __all__ = [
     "build_lists",
     "build_lists_parallel",
-    "solve_iterations",
-    "warm_start",
+    "sweeps",
+    "sweeps_parallel",
+    "block_layout",
     "store_warm_start",
     "read_warm_start",
     "follow_sort",
-    "smooth_velocities",
     "seed_hydrostatic",
     "setup_rows",
     "rest_density",
     "solid_weight",
+    "surface_fill",
 ]
 
 
@@ -59,7 +73,7 @@ def _cell(x, inv, n):
 def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
     """Lists, density, mass term of particle ``i`` (writes row ``i`` only)."""
     nb_start, nb_nx, nb_ny, inv_nb, kb = grid
-    s_pos, s_start, s_order, ws = solids
+    s_pos, s_start, s_order, ws, fill, m0 = solids
     nbr, w_, ex, ey, cnt, rho = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
     inv_h2 = 1.0 / (radius * radius)
@@ -74,6 +88,8 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
     k = 0
     ks = 0
     dens = 1.0
+    mx = 0.0
+    my = 0.0
     for yy in range(max(cy - kb, 0), min(cy + kb, nb_ny - 1) + 1):
         a = nb_start[yy * nb_nx + x0]
         b = min(nb_start[yy * nb_nx + x1 + 1], n)
@@ -86,8 +102,11 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
                 continue
             w = q * q * q
             dens += w
-            if k < kmax and r2 > 0.0:
+            if r2 > 0.0:
                 r = math.sqrt(r2)
+                mx += w * dx / r
+                my += w * dy / r
+            if k < kmax and r2 > 0.0:
                 nbr[i, k] = j
                 w_[i, k] = w
                 ex[i, k] = dx / r
@@ -104,8 +123,11 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
                     continue
                 w = q * q * q * ws
                 dens += w
-                if ks < ksmax and r2 > 0.0:
+                if r2 > 0.0:
                     r = math.sqrt(r2)
+                    mx += w * dx / r
+                    my += w * dy / r
+                if ks < ksmax and r2 > 0.0:
                     s_nbr[i, ks] = s
                     s_w[i, ks] = 2.0 * w  # mirrored: the solid pushes back with i's pressure
                     s_ex[i, ks] = dx / r
@@ -113,7 +135,11 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
                     ks += 1
     cnt[i] = k
     s_cnt[i] = ks
-    rho[i] = dens
+    # the neighbours missing beyond a free surface, from the kernel's first moment (small in
+    # the bulk, below ``m0``, and by a wall whose solids stand in for the fluid): a surface
+    # particle is full at a lower density, and its constraint acts there (else the top rows
+    # cluster, and the water is heavier than its level says)
+    rho[i] = dens + fill * max(math.sqrt(mx * mx + my * my) - m0, 0.0)
 
 
 @njit(cache=True)
@@ -138,13 +164,14 @@ def build_lists_parallel(pos, n, grid, solids, radius, lists, s_lists):
         _build_one(i, pos, n, grid, solids, radius, lists, s_lists)
 
 
-@njit(cache=True)
-def setup_rows(n, mat, inv_mass, lists, s_lists, rho0, bias_scale, bias_max, lam, bias, a_inv):
+@njit(cache=True, parallel=True)
+def setup_rows(n, mat, inv_mass, lists, s_lists, rho0, bias_scale, bias_max, spec_scale, lam,
+               bias, spec, a_inv, s_owner, b_inv):
     """Per particle: the bias ``bias_scale (rho - rho0)``, at most ``bias_max``, and ``1 / A``
     (0 where ``A`` is 0); the solid weights' mass term counts the particle's side only."""
     nbr, w_, _, _, cnt, rho = lists
-    _, s_w, _, _, s_cnt = s_lists
-    for i in range(n):
+    s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
+    for i in prange(n):
         mi = inv_mass[mat[i]]
         a = 0.0
         for k in range(cnt[i]):
@@ -153,16 +180,35 @@ def setup_rows(n, mat, inv_mass, lists, s_lists, rho0, bias_scale, bias_max, lam
         for k in range(s_cnt[i]):
             w = s_w[i, k]
             a += w * w * mi
+        for k in range(s_cnt[i]):  # each body once: |sum of its rows|^2 / M
+            b = s_owner[s_nbr[i, k]]
+            if b < 0 or b_inv[b] == 0.0:
+                continue
+            first = True
+            for k2 in range(k):
+                if s_owner[s_nbr[i, k2]] == b:
+                    first = False
+            if not first:
+                continue
+            jx = 0.0
+            jy = 0.0
+            for k2 in range(k, s_cnt[i]):
+                if s_owner[s_nbr[i, k2]] == b:
+                    jx += s_w[i, k2] * s_ex[i, k2]
+                    jy += s_w[i, k2] * s_ey[i, k2]
+            a += (jx * jx + jy * jy) * b_inv[b]
         a_inv[i] = 1.0 / a if a > 0.0 else 0.0
         bias[i] = min(bias_scale * (rho[i] - rho0), bias_max)
+        spec[i] = spec_scale * min(rho[i] - rho0, 0.0)
         if a == 0.0:
             lam[i] = 0.0
 
 
 @njit(cache=True, inline="always")
-def _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp):
+def _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp, s_owner, b_inv, b_loc):
     """Give particle ``i``'s constraint the impulse ``dl``: its neighbours pushed away, itself
-    back, the solids' share recorded."""
+    back, the solids' share recorded (and a body's velocity change added to its block's
+    ``b_loc`` row)."""
     nbr, w_, ex, ey, cnt, _ = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
     mi = inv_mass[mat[i]]
@@ -185,35 +231,63 @@ def _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp):
         py = p * s_ey[i, k]
         solid_imp[s, 0] += px
         solid_imp[s, 1] += py
+        b = s_owner[s]
+        if b >= 0:
+            b_loc[b, 0] += px * b_inv[b]
+            b_loc[b, 1] += py * b_inv[b]
         dvx -= px
         dvy -= py
     vel[i, 0] += dvx * mi
     vel[i, 1] += dvy * mi
 
 
-@njit(cache=True)
-def warm_start(n, vel, mat, inv_mass, lists, s_lists, lam, solid_imp):
-    """Apply every particle's starting impulse ``lam`` (from :func:`store_warm_start`)."""
-    for i in range(n):
-        if lam[i] > 0.0:
-            _apply(i, lam[i], vel, mat, inv_mass, lists, s_lists, solid_imp)
+@njit(cache=True, inline="always")
+def _block_range(blk, rr, forward, blocks, nb_start, nb_nx, n):
+    """Particle range of the ``rr``-th cell row of block ``blk`` (from the top if not
+    ``forward``)."""
+    cy = blocks[blk, 2] + rr if forward else blocks[blk, 3] - rr
+    a = nb_start[cy * nb_nx + blocks[blk, 0]]
+    b = min(nb_start[cy * nb_nx + blocks[blk, 1] + 1], n)
+    return a, b
 
 
 @njit(cache=True)
-def solve_iterations(n, vel, mat, inv_mass, s_vel, lists, s_lists, lam, bias, a_inv, iters,
-                     use_bias, solid_imp):
-    """``iters`` Gauss-Seidel sweeps of the density constraints over the velocities (with the
-    bias times ``use_bias``); ``lam`` accumulates each particle's impulse (clamped at 0).
-    Returns the last sweep's largest impulse change (a convergence figure)."""
+def _block(blk, slot, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_mass, s_vel,
+           lists, s_lists, lam, bias, a_inv, use_bias, rate, solid_imp, s_owner, b_inv, b_dv,
+           b_loc, b_hit):
+    """One block's particles in sorted order (reversed if not ``forward``): ``mode`` 0 applies
+    the warm start ``lam``, 1 is a sweep of the constraints, 2 the viscosity. Returns the
+    largest impulse change (mode 1)."""
     nbr, w_, ex, ey, cnt, _ = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
+    loc = b_loc[slot]
     worst = 0.0
-    for it in range(iters):
-        worst = 0.0
-        for t in range(n):
-            # symmetric Gauss-Seidel: up the sorted rows, then down (a push travels far along
-            # the sweep's direction, a row or two against it: a column's weight comes down)
-            i = t if it % 2 == 0 else n - 1 - t
+    hit = False
+    for rr in range(blocks[blk, 3] - blocks[blk, 2] + 1):
+        a, b = _block_range(blk, rr, forward, blocks, nb_start, nb_nx, n)
+        for t in range(b - a):
+            i = a + t if forward else b - 1 - t
+            if mode == 2:  # viscosity: each listed pair i < j once, momentum conserving
+                mi = inv_mass[mat[i]]
+                for k in range(cnt[i]):
+                    j = nbr[i, k]
+                    if j <= i:
+                        continue
+                    mj = inv_mass[mat[j]]
+                    f = rate * w_[i, k] / (mi + mj)
+                    px = f * (vel[j, 0] - vel[i, 0])
+                    py = f * (vel[j, 1] - vel[i, 1])
+                    vel[i, 0] += px * mi
+                    vel[i, 1] += py * mi
+                    vel[j, 0] -= px * mj
+                    vel[j, 1] -= py * mj
+                continue
+            if mode == 0:
+                if lam[i] > 0.0:
+                    _apply(i, lam[i], vel, mat, inv_mass, lists, s_lists, solid_imp, s_owner,
+                           b_inv, loc)
+                    hit = hit or s_cnt[i] > 0
+                continue
             if a_inv[i] == 0.0:
                 continue
             vix = vel[i, 0]
@@ -224,37 +298,99 @@ def solve_iterations(n, vel, mat, inv_mass, s_vel, lists, s_lists, lam, bias, a_
                 c -= w_[i, k] * (ex[i, k] * (vel[j, 0] - vix) + ey[i, k] * (vel[j, 1] - viy))
             for k in range(s_cnt[i]):
                 s = s_nbr[i, k]
-                c -= s_w[i, k] * (s_ex[i, k] * (s_vel[s, 0] - vix)
-                                  + s_ey[i, k] * (s_vel[s, 1] - viy))
+                svx = s_vel[s, 0]
+                svy = s_vel[s, 1]
+                o = s_owner[s]
+                if o >= 0:  # a body's velocity as the solve has changed it so far
+                    svx += b_dv[o, 0] + loc[o, 0]
+                    svy += b_dv[o, 1] + loc[o, 1]
+                c -= s_w[i, k] * (s_ex[i, k] * (svx - vix) + s_ey[i, k] * (svy - viy))
             new = max(0.0, lam[i] + (c + use_bias * bias[i]) * a_inv[i])
             dl = new - lam[i]
             if dl == 0.0:
                 continue
             lam[i] = new
             worst = max(worst, abs(dl))
-            _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp)
+            _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp, s_owner, b_inv, loc)
+            hit = hit or s_cnt[i] > 0
+    if hit:
+        b_hit[slot] = 1
     return worst
 
 
 @njit(cache=True)
-def smooth_velocities(n, vel, mat, inv_mass, lists, rate):
-    """Viscosity (XSPH-like, momentum conserving): each listed pair ``i < j`` exchanges the
-    impulse ``rate w (v_j - v_i) / (1/m_i + 1/m_j)``, pair after pair (serial)."""
-    nbr, w_, _, _, cnt, _ = lists
-    for i in range(n):
-        mi = inv_mass[mat[i]]
-        for k in range(cnt[i]):
-            j = nbr[i, k]
-            if j <= i:
-                continue
-            mj = inv_mass[mat[j]]
-            f = rate * w_[i, k] / (mi + mj)
-            px = f * (vel[j, 0] - vel[i, 0])
-            py = f * (vel[j, 1] - vel[i, 1])
-            vel[i, 0] += px * mi
-            vel[i, 1] += py * mi
-            vel[j, 0] -= px * mj
-            vel[j, 1] -= py * mj
+def _gather_bodies(n_slots, b_loc, b_hit, b_dv):
+    """Add the blocks' body velocity changes to ``b_dv`` in block order (deterministic)."""
+    for k in range(n_slots):
+        if b_hit[k]:
+            b_dv[:, :] += b_loc[k]
+            b_loc[k, :, :] = 0.0
+            b_hit[k] = 0
+
+
+@njit(cache=True)
+def sweeps(mode, iters, layout, n, vel, mat, inv_mass, s_vel, lists, s_lists, lam, bias, a_inv,
+           use_bias, rate, solid_imp, s_owner, b_inv, b_dv, scratch):
+    """Sweeps over the blocks of :func:`block_layout`, colour after colour: ``mode`` 0 applies
+    the warm start ``lam`` (``iters`` 1), 1 is ``iters`` symmetric Gauss-Seidel sweeps of the
+    density constraints (``lam`` accumulates, clamped at 0; the bias times ``use_bias``), 2 is
+    ``iters`` passes of the viscosity ``rate``. Blocks of a colour are ``2 H`` apart, so a
+    constraint of one never reads or writes what another's does: :func:`sweeps_parallel` runs
+    them in parallel, with bit-identical results. Bodies' velocity changes (``b_dv``, by solid
+    owner; ``b_inv`` their inverse masses, 0 for none) are gathered after each colour, in
+    block order. ``layout`` = ``(blocks, col_start, nb_start, nb_nx)``, ``scratch`` =
+    ``(b_loc, b_hit, worst_blk)``. Returns the last sweep's largest impulse change."""
+    blocks, col_start, nb_start, nb_nx = layout
+    b_loc, b_hit, worst_blk = scratch
+    for it in range(iters):
+        forward = it % 2 == 0
+        for cc in range(4):
+            col = cc if forward else 3 - cc
+            s0 = col_start[col]
+            m = col_start[col + 1] - s0
+            for k in range(m):
+                worst_blk[s0 + k] = _block(
+                    s0 + k, k, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_mass,
+                    s_vel, lists, s_lists, lam, bias, a_inv, use_bias, rate, solid_imp,
+                    s_owner, b_inv, b_dv, b_loc, b_hit)
+            _gather_bodies(m, b_loc, b_hit, b_dv)
+    return worst_blk.max() if len(worst_blk) else 0.0
+
+
+@njit(cache=True, parallel=True)
+def sweeps_parallel(mode, iters, layout, n, vel, mat, inv_mass, s_vel, lists, s_lists, lam,
+                    bias, a_inv, use_bias, rate, solid_imp, s_owner, b_inv, b_dv, scratch):
+    """:func:`sweeps` with the blocks of each colour in parallel (the same results)."""
+    blocks, col_start, nb_start, nb_nx = layout
+    b_loc, b_hit, worst_blk = scratch
+    for it in range(iters):
+        forward = it % 2 == 0
+        for cc in range(4):
+            col = cc if forward else 3 - cc
+            s0 = col_start[col]
+            m = col_start[col + 1] - s0
+            for k in prange(m):
+                worst_blk[s0 + k] = _block(
+                    s0 + k, k, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_mass,
+                    s_vel, lists, s_lists, lam, bias, a_inv, use_bias, rate, solid_imp,
+                    s_owner, b_inv, b_dv, b_loc, b_hit)
+            _gather_bodies(m, b_loc, b_hit, b_dv)
+    return worst_blk.max() if len(worst_blk) else 0.0
+
+
+def block_layout(nb_nx: int, nb_ny: int, kb: int) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of ``2 kb x 2 kb`` neighbour cells (at least twice the kernel radius), four
+    colours by the parity of their column and row: ``blocks`` (rows ``cx0, cx1, cy0, cy1``,
+    colour after colour) and ``col_start`` (5,), where each colour's blocks begin."""
+    bk = 2 * kb
+    out: list[list[tuple[int, int, int, int]]] = [[], [], [], []]
+    for by in range((nb_ny + bk - 1) // bk):
+        for bx in range((nb_nx + bk - 1) // bk):
+            out[(bx % 2) + 2 * (by % 2)].append(
+                (bx * bk, min(bx * bk + bk, nb_nx) - 1, by * bk, min(by * bk + bk, nb_ny) - 1))
+    blocks = np.array([b for col in out for b in col], np.int64).reshape(-1, 4)
+    col_start = np.cumsum([0] + [len(c) for c in out]).astype(np.int64)
+    return blocks, col_start
 
 
 @njit(cache=True)
@@ -337,6 +473,25 @@ def _half_lattice(spacing: float, radius: float, lowest_row: int | None) -> floa
             if r > 0.0:
                 total += _weight(r, radius)
     return total
+
+
+def surface_fill(spacing: float, radius: float, dead: float = 0.1) -> tuple[float, float]:
+    """``(fill, m0)`` of the free-surface correction of :func:`build_lists`: a lattice's top
+    row, whose kernel sum misses the rows above it, counts at the rest density. ``m0`` is
+    ``dead x (rho0 - 1)`` (the first moment's noise in a disordered bulk stays below it)."""
+    m = int(math.ceil(radius / spacing)) + 2
+    dy = spacing * math.sqrt(3.0) / 2.0
+    moment = 0.0
+    for row in range(-2 * m, 1):
+        off = 0.5 * spacing if row % 2 else 0.0
+        for col in range(-m, m + 1):
+            r = math.hypot(col * spacing + off, row * dy)
+            if r > 0.0:
+                moment += _weight(r, radius) * row * dy / r
+    full = rest_density(spacing, radius) - 1.0
+    missing = full - _half_lattice(spacing, radius, 0)
+    m0 = dead * full
+    return missing / (abs(moment) - m0), m0
 
 
 def solid_weight(spacing: float, radius: float, distance: float) -> float:

@@ -5,9 +5,11 @@ Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sor
 
 1. ``constraint_setup`` -- neighbour lists (capped), weights ``(1 - d^2)^3``, densities, the
    Baumgarte bias and each constraint's mass term; the starting impulses (warm start) applied;
-2. ``constraint_solve`` -- Gauss-Seidel sweeps of sequential impulses: each particle's pressure
-   pushes its neighbours apart until its density stops growing (pressure only pushes); solids
-   are neighbours of infinite mass whose impulses go to the bodies;
+2. ``constraint_solve`` -- Gauss-Seidel sweeps of sequential impulses (by coloured blocks, in
+   parallel from ``PARALLEL_MIN_PARTICLES``): each particle's pressure pushes its neighbours
+   apart until its density stops growing (pressure only pushes); solids are neighbours whose
+   impulses go to the bodies, and they move with their body's mass inside the sweeps. The
+   solver says ``contacts_carry_pressure``: the coupler adds no buoyancy of its own;
 3. ``advect``           -- positions from the velocities, the domain box, the cell deposit.
 
 Why a warm start: a sweep carries a push about one radius down a column, so a deep pool
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
 
 from . import advection, pressure
 from . import constraint as K
@@ -55,6 +58,9 @@ SOLID_INSET = 0.75
 #: Where a fluid particle rests from a row of solids, in particle spacings: the inset plus the
 #: distance of a fill's bottom row from its edge (0.43).
 SOLID_DISTANCE = SOLID_INSET + 0.45
+#: The under-dense particles' speculative margin in the velocity sweeps: their neighbours
+#: may close in by ``SPECULATIVE (rho0 - rho) r_L / h`` per substep.
+SPECULATIVE = 0.5
 
 
 @dataclass(frozen=True)
@@ -80,9 +86,9 @@ class ConstraintParams:
     radius: float = 2.5
     iterations: int = 4
     position_iterations: int = 4
-    baumgarte: float = 0.3
+    baumgarte: float = 0.6
     warm_start: float = 1.0
-    viscosity: float = 0.4
+    viscosity: float = 0.6
     max_neighbours: int = 32
     max_solid_neighbours: int = 16
 
@@ -109,12 +115,19 @@ class ConstraintSolver:
 
     name = "constraint"
     stages: tuple[str, ...] = ("constraint_setup", "constraint_solve", "advect")
+    #: The bodies' solids are neighbours inside the solve: their impulses are the whole
+    #: pressure on a body (the coupler adds no buoyancy or pressure push of its own).
+    contacts_carry_pressure = True
 
     def __init__(self, params: ConstraintParams | None = None) -> None:
         self.params = params if params is not None else ConstraintParams()
         if not isinstance(self.params, ConstraintParams):
             raise TypeError(f"params must be a ConstraintParams, got {type(params).__name__}")
         self.fluid: FluidSystem | None = None
+        #: Inverse mass of each body by solid owner id (``fluid.solid_owner``), set by the
+        #: coupler: the solve moves a body's solids as its impulses move the body (0 or
+        #: missing: an infinite mass, the solids keep their velocity).
+        self.body_inv_mass: NDArray[np.float64] = np.zeros(0)
         self._cap = 0
         #: The last solve's largest impulse change in its final sweep (convergence).
         self.residual = 0.0
@@ -138,6 +151,7 @@ class ConstraintSolver:
             self._s_zero = np.zeros((0, 2))
             self._s_scratch = np.zeros((0, 2))
             self._bias = np.zeros(cap)
+            self._spec = np.zeros(cap)
             self._a_inv = np.zeros(cap)
             self._cap = cap
             self._g_avg = np.full(fluid.nb_nx * fluid.nb_ny, -1.0)
@@ -150,10 +164,33 @@ class ConstraintSolver:
         self._kb = int(math.ceil(self._radius / fluid.nb_h))
         self._rho0 = K.rest_density(r_l, self._radius)
         self._ws = K.solid_weight(r_l, self._radius, SOLID_DISTANCE * r_l)
+        self._fill = K.surface_fill(r_l, self._radius)
         self._walls = _outward(fluid._wall_pos, fluid.params.width, fluid.params.height,
                                SOLID_INSET * r_l)
         self._s_pos = np.zeros((0, 2))
         self._inv_mass = 1.0 / fluid._mass
+        self._blocks, self._col_start = K.block_layout(fluid.nb_nx, fluid.nb_ny, self._kb)
+        self._worst = np.zeros(len(self._blocks))
+        self._b_loc = np.zeros((0, 1, 2))
+        self._b_hit = np.zeros(0, np.uint8)
+        self._b_dv = np.zeros((1, 2))
+        self._b_inv = np.zeros(1)
+
+    def _bodies(self) -> np.ndarray:
+        """Inverse mass per solid owner (0 where the coupler gave none: an infinite mass), and
+        the scratch of the bodies' velocity changes sized to match."""
+        f = self.fluid
+        assert f is not None
+        nb = int(f.solid_owner.max()) + 1 if len(f.solid_owner) else 0
+        inv = np.zeros(max(nb, 1))
+        k = min(nb, len(self.body_inv_mass))
+        inv[:k] = self.body_inv_mass[:k]
+        slots = int(np.diff(self._col_start).max()) if len(self._blocks) else 0
+        if self._b_loc.shape != (slots, len(inv), 2):
+            self._b_loc = np.zeros((slots, len(inv), 2))
+            self._b_hit = np.zeros(slots, np.uint8)
+        self._b_dv = np.zeros((len(inv), 2))
+        return inv
 
     def run_stage(self, stage: str, h: float) -> None:
         """Run one of :attr:`stages`."""
@@ -183,9 +220,9 @@ class ConstraintSolver:
         self._s_pos[:] = f.solid_pos
         self._s_pos[: len(self._walls)] = self._walls  # (the sort binned them at the edge)
         grid = (f._nb_start, f.nb_nx, f.nb_ny, 1.0 / f.nb_h, self._kb)
-        solids = (self._s_pos, f._s_start, f._s_order, self._ws)
-        build = (K.build_lists_parallel if n >= PARALLEL_MIN_PARTICLES
-                 and numba.get_num_threads() > 1 else K.build_lists)
+        solids = (self._s_pos, f._s_start, f._s_order, self._ws, *self._fill)
+        par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
+        build = K.build_lists_parallel if par else K.build_lists
         build(f.pos, n, grid, solids, self._radius, self._lists, self._s_lists)
         s_nbr, s_cnt = self._s_lists[0], self._s_lists[4]
         touched = s_nbr[:n][np.arange(s_nbr.shape[1]) < s_cnt[:n, None]]
@@ -198,11 +235,13 @@ class ConstraintSolver:
         gy = -f.params.gravity[1]
         K.seed_hydrostatic(f.pos, n, f.mat, f._mass, 1.0 / f.nb_h, f.nb_nx,
                            ws * HYDROSTATIC * max(gy, 0.0) * h / f.r_l, self._tops, self._lam)
+        self._b_inv = self._bodies()
         K.setup_rows(n, f.mat, self._inv_mass, self._lists, self._s_lists, self._rho0,
-                     self.params.baumgarte * f.r_l / h, MAX_CORRECTION * f.r_l / h, self._lam,
-                     self._bias, self._a_inv)
-        K.warm_start(n, f.vel, f.mat, self._inv_mass, self._lists, self._s_lists, self._lam,
-                     f.solid_impulse)
+                     self.params.baumgarte * f.r_l / h, MAX_CORRECTION * f.r_l / h,
+                     SPECULATIVE * f.r_l / h, self._lam, self._bias, self._spec, self._a_inv,
+                     f.solid_owner, self._b_inv)
+        self._sweep(0, 1, f.vel, f.solid_vel, self._lam, self._bias, 0.0, 0.0, f.solid_impulse,
+                    self._b_inv)
 
     def _solve(self, h: float) -> None:
         """Velocity sweeps (no bias: the fluid's momentum), then position sweeps on a separate
@@ -218,19 +257,33 @@ class ConstraintSolver:
             self._s_zero = np.zeros((m, 2))
             self._s_scratch = np.zeros((m, 2))
         if prm.viscosity > 0.0:
-            K.smooth_velocities(n, f.vel, f.mat, self._inv_mass, self._lists,
-                                prm.viscosity / (self._rho0 - 1.0))
-        self.residual = K.solve_iterations(
-            n, f.vel, f.mat, self._inv_mass, f.solid_vel, self._lists, self._s_lists, self._lam,
-            self._bias, self._a_inv, prm.iterations, 0.0, f.solid_impulse)
+            self._sweep(2, 1, f.vel, f.solid_vel, self._lam, self._bias, 0.0,
+                        prm.viscosity / (self._rho0 - 1.0), f.solid_impulse, self._b_inv)
+        self.residual = self._sweep(1, prm.iterations, f.vel, f.solid_vel, self._lam, self._spec,
+                                    1.0, 0.0, f.solid_impulse, self._b_inv)
         vb = self._vb
         vb[:n] = 0.0
         self._lam_b[:n] = 0.0
         if prm.position_iterations:
-            K.solve_iterations(n, vb, f.mat, self._inv_mass, self._s_zero, self._lists,
-                               self._s_lists, self._lam_b, self._bias, self._a_inv,
-                               prm.position_iterations, 1.0, self._s_scratch)
+            self._b_dv[:] = 0.0
+            self._sweep(1, prm.position_iterations, vb, self._s_zero, self._lam_b, self._bias,
+                        1.0, 0.0, self._s_scratch, np.zeros_like(self._b_inv))
         f.pos[:n] += h * (f.vel[:n] + vb[:n])
+
+    def _sweep(self, mode: int, iters: int, vel: NDArray[np.float64], s_vel: NDArray[np.float64],
+               lam: NDArray[np.float64], bias: NDArray[np.float64], use_bias: float,
+               rate: float, solid_imp: NDArray[np.float64], b_inv: NDArray[np.float64]) -> float:
+        """:func:`~.constraint.sweeps` (in parallel from ``PARALLEL_MIN_PARTICLES`` particles
+        with more than one thread: the same results)."""
+        f = self.fluid
+        assert f is not None
+        n = f.count
+        par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
+        run = K.sweeps_parallel if par else K.sweeps
+        return float(run(mode, iters, (self._blocks, self._col_start, f._nb_start, f.nb_nx), n,
+                         vel, f.mat, self._inv_mass, s_vel, self._lists, self._s_lists, lam,
+                         bias, self._a_inv, use_bias, rate, solid_imp, f.solid_owner, b_inv,
+                         self._b_dv, (self._b_loc, self._b_hit, self._worst)))
 
     def _finish(self, h: float) -> None:
         """Positions from the velocities, the box, the cell deposit the coupling and the

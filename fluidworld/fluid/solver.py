@@ -20,6 +20,10 @@ with any of them (they see particles and impulses, never a solver's internals):
 * ``fluid.solid_impulse`` holds, per solid particle, the momentum the fluid received from it in
   this substep (so that bodies get the equal and opposite push), and ``fluid.solid_marked`` which
   solid particles touched fluid;
+* ``contacts_carry_pressure`` (a class attribute, False if absent) says whether those impulses
+  hold the fluid's whole pressure on a body (the body's solids are neighbours inside the
+  pressure solve, as in the constraint solver): the coupler then leaves out its explicit
+  hydrostatic buoyancy and the cell pressure's push, which would count the pressure twice;
 * a particle of material ``k`` has mass ``fluid._mass[k]``: heavier materials must sink under
   lighter ones in a solver that claims multiphase behaviour;
 * the same seed and inputs give bit-identical results (no unordered parallel reductions).
@@ -46,6 +50,9 @@ class Solver(Protocol):
     name: str
     #: The stages run each substep after :data:`SHARED_STAGES`, in order.
     stages: tuple[str, ...]
+    # Optional (not a protocol member, so that a solver without it still is one):
+    # ``contacts_carry_pressure: bool``, whether ``fluid.solid_impulse`` carries the fluid's
+    # whole pressure on the bodies (the coupler reads it with ``getattr``, False if absent).
 
     def attach(self, fluid: FluidSystem) -> None:
         """Bind to ``fluid`` and allocate scratch for its grids and capacity (called again if

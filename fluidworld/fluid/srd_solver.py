@@ -25,6 +25,9 @@ class SRDSolver:
 
     name = "srd"
     stages: tuple[str, ...] = SRD_STAGES
+    #: The solid particles' impulses are contacts only: the coupler adds the buoyancy and the
+    #: cell pressure's push (see :attr:`fluidworld.fluid.solver.Solver.contacts_carry_pressure`).
+    contacts_carry_pressure = False
 
     def __init__(self) -> None:
         self.fluid: FluidSystem | None = None
