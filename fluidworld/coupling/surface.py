@@ -1,0 +1,164 @@
+"""Where the water stands beside each body: the highest fluid particle of each column
+(:func:`column_tops`), the level left and right of each body's samples (:func:`sample_bounds`,
+:func:`water_levels`), the particle range of the bodies' rows (:func:`body_rows_range`) and the
+submerged area of each body's samples below it (:func:`submerged_areas`). Buoyancy, drag and
+the pressure push read these levels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .buoyancy import _level_at
+
+__all__ = ["submerged_areas", "sample_bounds", "column_tops", "water_levels", "body_rows_range"]
+
+
+@njit(cache=True)
+def submerged_areas(pos, area, owner, n, levels, spacing, out_submerged):
+    """Each body's submerged area (``out_submerged``, n_bodies) from its interior samples.
+
+    A sample at height y stands for the strip ``[y - s/2, y + s/2]``; the fraction of the strip
+    below the level (interpolated between the left and right levels) weights it, which makes the
+    submerged area of an axis-aligned box exact. (The buoyancy itself is the pressure integral
+    over the surface, :func:`~.buoyancy.surface_buoyancy`.)
+    """
+    for k in range(n):
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
+        lev = _level_at(levels, b, pos[k, 0])
+        if math.isnan(lev):
+            continue
+        w = (lev - (pos[k, 1] - 0.5 * spacing)) / spacing
+        if w <= 0.0:
+            continue
+        out_submerged[b] += area[k] * min(w, 1.0)
+
+
+@njit(cache=True)
+def sample_bounds(pos, owner, n_bodies, half, out_box):
+    """World bounding box of each body's samples, grown by ``half``; empty bodies get NaN."""
+    for b in range(n_bodies):
+        out_box[b, 0] = 1e300
+        out_box[b, 1] = 1e300
+        out_box[b, 2] = -1e300
+        out_box[b, 3] = -1e300
+    for k in range(pos.shape[0]):
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
+        out_box[b, 0] = min(out_box[b, 0], pos[k, 0] - half)
+        out_box[b, 1] = min(out_box[b, 1], pos[k, 1] - half)
+        out_box[b, 2] = max(out_box[b, 2], pos[k, 0] + half)
+        out_box[b, 3] = max(out_box[b, 3], pos[k, 1] + half)
+    for b in range(n_bodies):
+        if out_box[b, 0] > out_box[b, 2]:
+            for c in range(4):
+                out_box[b, c] = np.nan
+
+
+@njit(cache=True)
+def column_tops(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, out_top):
+    """Highest fluid particle in each column of width ``col_w`` that has fluid below it (the
+    pressure cell one row down holds at least ``gamma / 4`` fluid particles by the pressure
+    stage's count, solid cover taken out), so that a droplet in the air is not the surface.
+    Empty columns get -inf. Returns the largest particle speed component (for broad phases)."""
+    ny, nx = cell_count.shape
+    out_top[:] = -np.inf
+    inv = 1.0 / a0
+    inv_c = 1.0 / col_w
+    ncol = out_top.shape[0]
+    vmax = 0.0
+    # top rows first (the particles come sorted by row from the bin stage, give or take a
+    # substep's motion): a column's top is then found early and the particles below it leave at
+    # the first test. The result (a maximum per column) does not depend on the order.
+    for p in range(n - 1, -1, -1):
+        vmax = max(vmax, abs(vel[p, 0]), abs(vel[p, 1]))
+        x = pos[p, 0]
+        y = pos[p, 1]
+        c = min(max(int(x * inv_c), 0), ncol - 1)
+        if y <= out_top[c]:
+            continue
+        i = min(max(int(x * inv), 0), nx - 1)
+        j = min(max(int(y * inv), 0), ny - 1) - 1
+        if j >= 0 and cell_count[j, i] - solid_frac[j, i] * gamma < 0.25 * gamma:
+            continue
+        out_top[c] = y
+    return vmax
+
+
+@njit(cache=True)
+def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean,
+                 out_level):
+    """Free-surface level left and right of each body from :func:`column_tops`.
+
+    The level on a side is the mean of the column tops plus half a particle layer, over the
+    columns between ``near`` and ``far`` from the body's bounding box whose top cell holds less
+    than ``min_clean`` solid cover. Where neither side has such a column (bodies packed side
+    by side), the band widens (x2, up to 4 times) before giving up with NaN.
+    ``out_level[b] = (x_left, level_left, x_right, level_right)``.
+    """
+    ny, nx = solid_frac.shape
+    ncol = tops.shape[0]
+    for b in range(body_box.shape[0]):
+        x0 = body_box[b, 0]
+        x1 = body_box[b, 2]
+        for c in range(4):
+            out_level[b, c] = np.nan
+        if math.isnan(x0) or math.isnan(x1):
+            continue
+        f = far
+        for _ in range(5):
+            found = False
+            for side in range(2):
+                if side == 0:
+                    lo = x0 - f
+                    hi = x0 - near
+                else:
+                    lo = x1 + near
+                    hi = x1 + f
+                c0 = max(int(math.ceil(lo / col_w)), 0)
+                c1 = min(int(math.floor(hi / col_w)), ncol)
+                s = 0.0
+                xs = 0.0
+                k = 0
+                for c in range(c0, c1):
+                    t = tops[c]
+                    if not math.isfinite(t):
+                        continue
+                    i = min(max(int((c + 0.5) * col_w / a0), 0), nx - 1)
+                    j = min(max(int(t / a0), 0), ny - 1)
+                    if solid_frac[j, i] >= min_clean:
+                        continue
+                    s += t
+                    xs += (c + 0.5) * col_w
+                    k += 1
+                if k > 0:
+                    out_level[b, 2 * side] = xs / k
+                    out_level[b, 2 * side + 1] = s / k + half_layer
+                    found = True
+            if found:
+                break
+            f *= 2.0
+
+
+@njit(cache=True)
+def body_rows_range(body_box, levels, a0, nb_start, inv_nb, nb_nx, nb_ny):
+    """The particles (an index range of the ``bin`` stage's order, by neighbour-grid row) in
+    the rows from the lowest body's bottom to the highest body top or water level, a cell
+    more each way: those whose densities the bodies' profiles use."""
+    y0 = 1e300
+    y1 = -1e300
+    for b in range(body_box.shape[0]):
+        if math.isnan(body_box[b, 1]):
+            continue
+        y0 = min(y0, body_box[b, 1])
+        y1 = max(y1, body_box[b, 3])
+        for c in (1, 3):
+            if math.isfinite(levels[b, c]):
+                y1 = max(y1, levels[b, c])
+    if y0 > y1:
+        return 0, 0
+    r0 = min(max(int((y0 - a0) * inv_nb), 0), nb_ny - 1)
+    r1 = min(max(int((y1 + a0) * inv_nb), 0), nb_ny - 1)
+    return nb_start[r0 * nb_nx], nb_start[(r1 + 1) * nb_nx]
