@@ -86,3 +86,19 @@ def test_water_pinched_between_two_bodies_leaves_sideways(seed: int) -> None:
         c = w.check()
         assert c.inside_shapes == 0 and c.ok, (i, c)
     assert w.fluid.count == n
+
+
+def test_a_wall_put_onto_water_against_the_domain_side_lets_it_out() -> None:
+    """Static blocks added onto a settled pool, one in the corner and one against the right
+    side: the particles they cover leave by a free side, not the domain's (pushed out towards
+    the domain's side they were clamped back inside: 18 stayed trapped)."""
+    w = World(300, 200, params=FluidParams.game(300, 200))
+    n = w.add_fluid_rect(0, 0, 300, 100)
+    for _ in range(30):
+        w.step()
+    w.add_static_poly([(0, 0), (60, 0), (60, 40), (0, 40)])
+    w.add_static_poly([(280, 50), (300, 50), (300, 90), (280, 90)])
+    for _ in range(60):
+        w.step()
+    c = w.check()
+    assert c.inside_shapes == 0 and c.ok and w.fluid.count == n, c

@@ -127,13 +127,14 @@ def _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
 
 
 @njit(cache=True)
-def _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box, margin):
-    """The first wall barrier that the move a -> p passes (-1 if none), where and its normal."""
+def _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box, margin, skip=-1):
+    """The first wall barrier that the move a -> p passes (-1 if none), where and its normal;
+    shape ``skip`` is not looked at."""
     best = 2.0
     hit_q = -1
     bnx = bny = 0.0
     for q in range(kind.shape[0]):
-        if not wall[q]:
+        if not wall[q] or q == skip:
             continue
         if (max(px, ax) < box[q, 0] + margin or min(px, ax) > box[q, 2] - margin
                 or max(py, ay) < box[q, 1] + margin or min(py, ay) > box[q, 3] - margin):
@@ -177,17 +178,18 @@ def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
 
 @njit(cache=True)
 def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps, hi_x, hi_y,
-             others, shape_body, own):
+             others, shape_body, own, skip):
     """Whether the move p -> b passes a wall, ends inside one or inside another body's shape
     (``others``: the shapes of moving bodies, those of body ``own`` left out), or leaves
-    ``[eps, hi]``."""
+    ``[eps, hi]``; shape ``skip`` (the one the particle leaves) is not looked at."""
     if bx < eps or by < eps or bx > hi_x or by > hi_y:
         return True
-    w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin)
+    w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
+                             skip)
     if w >= 0:
         return True
     for q in range(kind.shape[0]):
-        if not (wall[q] or (others[q] and shape_body[q] != own)):
+        if q == skip or not (wall[q] or (others[q] and shape_body[q] != own)):
             continue
         if not (box[q, 0] + margin <= bx <= box[q, 2] - margin
                 and box[q, 1] + margin <= by <= box[q, 3] - margin):
@@ -207,7 +209,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
     point of its surface, so that a particle squeezed between a body and a wall, or between
     two bodies, leaves sideways. Returns (True, point, normal), or False where every way out is
     blocked (or the shape is a capsule)."""
-    own = shape_body[q]
+    own = -1 if wall[q] else shape_body[q]  # walls: only the shape itself is left out
     if kind[q] == 0:  # a circle: the nearest free point of its surface, 7.5 degrees apart
         cx = verts[vstart[q], 0]
         cy = verts[vstart[q], 1]
@@ -221,7 +223,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
                 bx = cx + rr * nx_
                 by = cy + rr * ny_
                 if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
-                                eps, hi_x, hi_y, others, shape_body, own):
+                                eps, hi_x, hi_y, others, shape_body, own, q):
                     return True, bx, by, nx_, ny_
         return False, px, py, 0.0, 0.0
     if kind[q] != 2:
@@ -249,7 +251,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
             break
         tried = best
         if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps,
-                        hi_x, hi_y, others, shape_body, own):
+                        hi_x, hi_y, others, shape_body, own, q):
             return True, bx, by, bnx, bny
     return False, px, py, 0.0, 0.0
 
@@ -406,9 +408,13 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                                                          radius, thick, eps, box, margin)
                     if not hit:
                         continue
-                    if not wall[q]:  # out of a moving body, not into a wall or another body
+                    # out of a moving body, not into a wall or another body; out of a wall,
+                    # not out of the domain (a wall put onto water against the domain's side)
+                    out = nxp < lo_x or nxp > hi_x or nyp < lo_y or nyp > hi_y
+                    if not wall[q] or out:
                         if _blocked(px, py, nxp, nyp, kind, vstart, verts, radius, wall, box,
-                                    margin, eps, hi_x, hi_y, active, shape_body, b):
+                                    margin, eps, hi_x, hi_y, active, shape_body,
+                                    -1 if wall[q] else b, q):
                             ok, fx, fy, fnx, fny = _free_exit(px, py, q, kind, vstart, verts,
                                                               radius, eps, wall, box, margin,
                                                               hi_x, hi_y, active, shape_body)
