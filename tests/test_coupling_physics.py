@@ -234,7 +234,7 @@ def test_coupling_params_validate() -> None:
 def test_batch_body_reader_matches_the_public_pymunk_api(monkeypatch) -> None:
     """The coupler reads poses and writes velocities through ``pymunk.batch`` (pymunk's bulk
     API); a world stepped that way is bit-identical to one that uses ``Body.position`` & co."""
-    from fluidworld.coupling import coupler as C
+    from fluidworld.coupling import body_io as C
 
     def run() -> tuple[str, list[tuple[float, float, float]]]:
         world = pool(240.0, 200.0, 80.0)

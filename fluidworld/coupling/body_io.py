@@ -1,0 +1,246 @@
+"""The coupler's traffic with pymunk's bodies: poses and velocities read, impulses written.
+
+:class:`BodyIO` is the part of :class:`~fluidworld.coupling.Coupler` that touches pymunk bodies
+(only through pymunk's public API): ``pymunk.batch`` reads and writes every body of a space in
+one call where this pymunk has it (6.6+, 7.x), body by body through ``Body``'s properties
+otherwise; both ways give the same doubles. Masses, moments and centres of gravity are read
+once per step (the centre of gravity only when the mass or moment changed). The handles on the
+bodies (batch buffers, ids) are per process: they are left out of pickles and made again.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pymunk
+from numpy.typing import NDArray
+
+from . import kernels as K
+
+__all__ = ["BodyIO"]
+
+
+def _batch_reader() -> Any:
+    """``pymunk.batch`` (6.6+, 7.x): every body of a space read or written in one C call,
+    pymunk's public API for bulk body access. ``None`` where this pymunk has no batch module;
+    the coupler then reads and writes body by body through ``Body``'s properties."""
+    try:
+        import pymunk.batch as batch
+
+        return batch
+    except Exception:
+        return None
+
+
+_BATCH = _batch_reader()
+_BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
+                 | _BATCH.BodyFields.POSITION | _BATCH.BodyFields.ANGLE
+                 | _BATCH.BodyFields.VELOCITY | _BATCH.BodyFields.ANGULAR_VELOCITY)
+#: What the impulses change, written back for the whole space in one call.
+_BATCH_SET_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.VELOCITY
+                     | _BATCH.BodyFields.ANGULAR_VELOCITY)
+
+
+class BodyIO:
+    """Mixin of :class:`~fluidworld.coupling.Coupler`: the bodies' state in, impulses out.
+
+    The coupler's ``_build`` makes the arrays it reads and writes (declared here for the type
+    checker) and calls :meth:`_bind_bodies`.
+    """
+
+    bodies: list[pymunk.Body]
+    dynamic: NDArray[np.bool_]
+    state: NDArray[np.float64]
+    _raw: NDArray[np.float64]
+    _cog_local: NDArray[np.float64]
+    _inv_mass: NDArray[np.float64]
+    _inv_moment: NDArray[np.float64]
+    _batch_vel: NDArray[np.float64]
+
+    def _build(self) -> None:  # the coupler's
+        raise NotImplementedError
+
+    _PROCESS_LOCAL = ("_ids", "_batch_rows", "_batch_key", "_batch_buf", "_batch_out",
+                      "_mass_keys", "_mass_keys_bodies")
+
+    def _bind_bodies(self) -> None:
+        """The per-process handles on :attr:`bodies` (batch buffers, body ids): made when the
+        arrays are built and again after unpickling."""
+        bodies = self.bodies
+        # batch reads: the bodies' ids, and where they were in the space's body order last time
+        self._ids = np.array([b.id for b in bodies], np.uint64)
+        self._batch_rows = np.zeros(0, np.int64)
+        self._batch_key = b""  # the space's body ids when _batch_rows was found
+        # the buffers are kept across rebuilds: pymunk 6.9 never frees a batch.Buffer
+        have = _BATCH is not None and bodies
+        self._batch_buf = (getattr(self, "_batch_buf", None) or _BATCH.Buffer()) if have else None
+        # batch writes get a buffer of their own: it points at our array (set_float_buf), and a
+        # read into it would let pymunk reallocate numpy's memory
+        self._batch_out = (getattr(self, "_batch_out", None) or _BATCH.Buffer()) if have else None
+        # (mass, moment) of each body when its centre of gravity was last read
+        self._mass_keys: list[tuple[float, float]] | None = None
+        self._mass_keys_bodies: list[pymunk.Body] = []
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle/deepcopy support: everything but the per-process handles on the bodies."""
+        state = self.__dict__.copy()
+        for name in self._PROCESS_LOCAL:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        if hasattr(self, "bodies"):
+            self._bind_bodies()
+
+    def read_bodies(self, full: bool = True) -> None:
+        """Read every coupled body's pose and velocity into :attr:`state` (one loop, dozens).
+
+        Args:
+            full: Also read the body type, mass, moment and centre of gravity (once per step
+                is enough: they do not change inside a step). The centre of gravity is read
+                again only when the mass or moment changed (pymunk moves it with the
+                shapes' mass); one set by hand alone is seen after the next attach/remove.
+
+        Raises:
+            ValueError: a body has a non-finite position, angle or velocity.
+        """
+        self._build()
+        if full:
+            self._read_mass_properties()
+        if not self._read_batch():
+            rows = []
+            for b in self.bodies:
+                p = b.position
+                v = b.velocity
+                rows.append((p.x, p.y, b.angle, v.x, v.y, b.angular_velocity))
+            if rows:
+                self._raw[:] = rows
+        if len(self.bodies):
+            K.body_state(self._raw, self._cog_local, self.state)
+        self._check_state()
+
+    def _read_mass_properties(self) -> None:
+        """Mass and moment of every body, each step (pymunk gives kinematic and static bodies an
+        infinite mass: a finite one means dynamic); the centre of gravity only where one of
+        those changed or the bodies were rebuilt (it is the costly getter, and pymunk moves it
+        only with the shapes' mass). One tuple per body, then whole arrays."""
+        keys = [(b.mass, b.moment) for b in self.bodies]
+        if keys == self._mass_keys:
+            return
+        cached = dict(zip(self._mass_keys_bodies, self._mass_keys or [], strict=False))
+        props: list[tuple[float, float, float, float, float]] = []
+        for b, key, (cx, cy) in zip(self.bodies, keys, self._cog_local.tolist(), strict=True):
+            if cached.get(b) != key:
+                c = b.center_of_gravity
+                cx, cy = c.x, c.y
+            m, i = key
+            props.append((cx, cy, 1.0, m, i) if math.isfinite(m) else (cx, cy, 0.0, 0.0, 0.0))
+        a = np.array(props, np.float64).reshape(-1, 5)
+        self._set_mass_properties(a[:, :2], a[:, 2] > 0.0, a[:, 3], a[:, 4])
+        self._mass_keys = keys
+        self._mass_keys_bodies = list(self.bodies)
+
+    def _set_mass_properties(self, cog: NDArray[np.float64], dynamic: NDArray[np.bool_],
+                             mass: NDArray[np.float64], moment: NDArray[np.float64]) -> None:
+        """Keep the bodies' centres of gravity, which are dynamic, and their inverse masses and
+        moments (0 where not dynamic, or not positive and finite)."""
+        self._cog_local[:] = cog
+        self.dynamic[:] = dynamic
+        for v, out in ((mass, self._inv_mass), (moment, self._inv_moment)):
+            ok = dynamic & (v > 0.0) & np.isfinite(v)
+            out[:] = 0.0
+            np.divide(1.0, v, out=out, where=ok)
+
+    def _check_state(self) -> None:
+        st = self.state
+        if len(st) and not np.isfinite(st).all():
+            bad = int(np.nonzero(~np.isfinite(st).all(axis=1))[0][0])
+            raise ValueError(
+                f"body {self.bodies[bad]!r} has a non-finite position, angle or velocity"
+            )
+
+    def _space_rows(self) -> NDArray[np.float64] | None:
+        """Every body of the coupled bodies' space in one ``pymunk.batch`` call: an (n, 6) view
+        of positions, angles and velocities in the space's order (the same doubles as the
+        getters), with ``_batch_rows`` the coupled bodies' rows. ``None`` where there are no
+        bodies, they are not all in one space or the batch module is missing."""
+        buf = self._batch_buf
+        if buf is None:  # no batch module, or no bodies
+            return None
+        space = self.bodies[0].space
+        if space is None:
+            return None
+        buf.clear()
+        _BATCH.get_space_bodies(space, _BATCH_FIELDS, buf)
+        key = buf.int_buf()[:]  # the space's body ids, in its order
+        # the space keeps its order between steps: search only when the ids have changed
+        if key != self._batch_key:
+            ids = np.frombuffer(key, np.uint64)
+            n = len(ids)
+            order = np.argsort(ids, kind="stable")
+            at = np.minimum(np.searchsorted(ids[order], self._ids), max(n - 1, 0))
+            if n == 0 or not (ids[order[at]] == self._ids).all():
+                self._batch_key = b""
+                return None  # a body is not in this space
+            self._batch_rows = order[at]
+            self._batch_key = key
+        return np.frombuffer(buf.float_buf(), np.float64).reshape(-1, 6)
+
+    def _read_batch(self) -> bool:
+        """Every coupled body's position, angle and velocities into ``_raw`` in one
+        ``pymunk.batch`` call over their space (bit-identical to the getters). False, and
+        nothing read, where that cannot be done (see :meth:`_space_rows`): the caller then
+        reads them one by one."""
+        raw = self._space_rows()
+        if raw is None:
+            return False
+        np.take(raw, self._batch_rows, axis=0, out=self._raw)
+        return True
+
+    def _apply(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
+        """Write the summed impulses back: ``v += J/m`` and ``w += tau/I`` on every dynamic body.
+
+        Velocities are read and written for the whole space in two ``pymunk.batch`` calls
+        (:meth:`_apply_batch`); otherwise body by body, through the same arithmetic, so both
+        ways give the same doubles. Setting a velocity wakes a sleeping body, as an impulse
+        does; bodies that get nothing are left alone.
+        """
+        if self._apply_batch(J, tau):
+            return
+        dyn = self.dynamic.tolist()
+        inv_m = self._inv_mass.tolist()
+        inv_i = self._inv_moment.tolist()
+        rows = zip(self.bodies, J.tolist(), tau.tolist(), strict=True)
+        for k, (b, (jx, jy), t) in enumerate(rows):
+            if not dyn[k] or (jx == 0.0 and jy == 0.0 and t == 0.0):
+                continue
+            v = b.velocity
+            b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
+            b.angular_velocity = b.angular_velocity + t * inv_i[k]
+
+    def _apply_batch(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> bool:
+        """:meth:`_apply` for the whole space in one read and one write (``pymunk.batch``).
+
+        The write sets the velocity of every body of the space, the others' to what was just
+        read, and setting a velocity wakes a body: so it is only used while the space lets no
+        body sleep (pymunk's default). False, and nothing written, where it cannot be used.
+        """
+        if self._batch_out is None:  # no batch module, or no bodies
+            return False
+        space = self.bodies[0].space
+        if space is None or space.sleep_time_threshold != math.inf:
+            return False
+        raw = self._space_rows()
+        if raw is None:
+            return False
+        if len(self._batch_vel) != len(raw):
+            self._batch_vel = np.zeros((len(raw), 3))  # vx, vy, w of every body of the space
+        vel = self._batch_vel
+        K.impulse_velocities(raw, self._batch_rows, self.dynamic, J, tau, self._inv_mass,
+                             self._inv_moment, vel)
+        self._batch_out.set_float_buf(vel.reshape(-1))  # the buffer keeps the array alive
+        _BATCH.set_space_bodies(space, _BATCH_SET_FIELDS, self._batch_out)
+        return True
