@@ -20,7 +20,7 @@ from fluidworld.world import Drain, Emitter
 
 DEMOS = (
     "floating_crates", "harbor", "dam_break", "droplet", "mixing", "ball_in_flow",
-    "faucet_and_drain", "fill_the_bucket", "river",
+    "faucet_and_drain", "fill_the_bucket", "river", "blobs",
 )
 MAX_PARTICLES = 15_000
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,3 +139,20 @@ def test_the_river_is_written_as_systems_and_scores() -> None:
         s.step()
     assert s.error is None and s.level.score >= 1
     assert s.world.profile["current"] > 0.0
+
+
+def test_blobs_round_up_in_flight_with_ddr() -> None:
+    """The blobs demo runs double density relaxation: its first block of water, square when it
+    is dropped, is round (hull circularity > 0.88; a square is 0.785) half a second later, still
+    in the air."""
+    from test_ddr import circularity
+
+    s = LevelSession("blobs")
+    world = s.world
+    assert world.solver == "ddr"
+    for _ in range(30):
+        s.step()
+    pos = world.fluid.positions
+    blob = pos[pos[:, 1] > 120.0]  # above the pool, the ramp and the crate
+    assert len(blob) > 100
+    assert circularity(blob) > 0.88
