@@ -60,12 +60,14 @@ def test_peers_short_mode_prints_both_peers_and_their_ratio():
     assert rows[0][3] == "1.00x" and float(rows[1][2]) > 0
 
 
-def test_solvers_prints_every_solver_in_both_tables():
+def test_solvers_prints_every_solver_in_one_table():
+    from fluidworld.fluid.solvers import SOLVER_NAMES
+
     text = _run("solvers.py", "--sizes", "1500", "--steps", "2")
-    speed = [line.split() for line in text.splitlines()
-             if re.match(r"\s+(srd|ddr)\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+x", line)]
-    assert [r[0] for r in speed] == ["srd", "ddr"] and speed[0][4] == "1.00x"
-    rest = [line.split() for line in text.splitlines()
-            if re.match(r"\s+(srd|ddr)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[+-]", line)]
-    assert [r[0] for r in rest] == ["srd", "ddr"]
-    assert all(abs(float(r[5])) < 0.5 for r in rest)
+    rows = [line.split() for line in text.splitlines()
+            if re.match(r"\s*(srd|ddr|constraint)\s+[\d.]+\s+[\d.]+x\s+[\d.]+\s+[\d.]+\s+"
+                        r"[\d.]+\s+[\d.]+\s+[+-][\d.]+$", line)]
+    assert [r[0] for r in rows] == list(SOLVER_NAMES) and rows[0][2] == "1.00x"
+    for r in rows:  # bottom density ratio, rest speed / sqrt(g d), volume, Archimedes error
+        assert 1.0 <= float(r[3]) < 1.6 and float(r[4]) < 0.05
+        assert 0.8 < float(r[6]) < 1.2 and abs(float(r[7])) < 0.1, r
