@@ -3,6 +3,8 @@
 
 Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sort):
 
+0. ``viscosity``        -- each material's ``viscosity`` (honey's), the momentum diffusion of
+   SRD's stage of that name (:meth:`FluidSystem.apply_material_viscosity`);
 1. ``constraint_setup`` -- neighbour lists (capped), weights ``(1 - d^2)^3``, densities, the
    Baumgarte bias and each constraint's mass term; the starting impulses (warm start) applied;
 2. ``constraint_solve`` -- Gauss-Seidel sweeps of sequential impulses (by coloured blocks, in
@@ -114,7 +116,7 @@ class ConstraintSolver:
     """
 
     name = "constraint"
-    stages: tuple[str, ...] = ("constraint_setup", "constraint_solve", "advect")
+    stages: tuple[str, ...] = ("viscosity", "constraint_setup", "constraint_solve", "advect")
     #: The bodies' solids are neighbours inside the solve: their impulses are the whole
     #: pressure on a body (the coupler adds no buoyancy or pressure push of its own).
     contacts_carry_pressure = True
@@ -199,7 +201,9 @@ class ConstraintSolver:
             raise RuntimeError("ConstraintSolver.run_stage before attach(fluid)")
         if self._cap < len(f.pos):
             self.attach(f)
-        if stage == "constraint_setup":
+        if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
+            f.apply_material_viscosity(h)
+        elif stage == "constraint_setup":
             self._setup(h)
         elif stage == "constraint_solve":
             self._solve(h)

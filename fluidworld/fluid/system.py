@@ -454,6 +454,29 @@ class FluidSystem(ParticleStore):
                 self.params.a0, sx, sy, self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS,
                 self._srd_m, self._srd_p, self._cell_of, *self._visc_cells)
 
+    def apply_material_viscosity(self, h: float) -> None:
+        """Each material's ``viscosity`` for a solver without SRD's collision (``ddr``,
+        ``constraint``): the momentum diffusion of :meth:`apply_viscosity` on a grid shifted by
+        a fresh random vector, with the cells' masses and velocities summed here. Nothing (and
+        no random number drawn) when no particle is viscous."""
+        if self.count == 0 or not viscosity.any_viscous(self.mat, self.count, self._nu):
+            return
+        p = self.params
+        u = self.rng.random(2)
+        sx, sy = (u[0] * p.a0, u[1] * p.a0) if p.grid_shift else (0.0, 0.0)
+        ncx, ncy = self.nx + 1, self.ny + 1
+        viscosity.cell_means(self.pos, self.vel, self.mat, self.count, self._mass, p.a0, sx, sy,
+                             ncx, ncy, self._srd_m, self._srd_p)
+        # its own cell index scratch: ``_cell_of`` holds the deposit's cells, which the solver
+        # and the coupling read across substeps
+        if len(getattr(self, "_visc_of", ())) < self.count:
+            self._visc_of = np.zeros(len(self.pos), np.int64)
+        diffuse = (viscosity.diffuse_cell_velocities_parallel if self.parallel
+                   else viscosity.diffuse_cell_velocities)
+        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self._group, p.a0,
+                sx, sy, ncx, ncy, h, viscosity.MAX_SWEEPS, self._srd_m, self._srd_p,
+                self._visc_of, *self._visc_cells)
+
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (the driver:
         ``pressure_stage.py``; the kernels: ``pressure.py``, ``pressure_converged.py`` and
