@@ -25,6 +25,7 @@ from fluidworld.world import BodyHandle
 WATER = 150.0
 HARBOUR_X = 1100.0
 SPRING_RATE = 300.0  # particles/s: the river's flow
+LAUNCH_X = 220.0  # where boats are put (back) in, downstream of the spring
 
 
 @dataclass
@@ -50,7 +51,8 @@ class Harbour:
                 self.level.score += 1
                 self.level.status = f"boats home: {self.level.score}"
                 body = boat.body
-                body.position = (80.0, WATER + 40.0)
+                # dropped back in upstream, clear of the water and of the spring's stream
+                body.position = (LAUNCH_X, WATER + 90.0)
                 body.velocity = (0.0, 0.0)
                 body.angular_velocity = 0.0
 
@@ -79,12 +81,12 @@ class River(Level):
         world.add_system(Harbour(self), after="events", every_substep=False)
         for x in (120.0, 360.0):
             self.launch(world, x)
-        self.bind("K", lambda w: self.launch(w, 80.0), "another boat")
+        self.bind("K", lambda w: self.launch(w, LAUNCH_X), "another boat")
         self.guide_line((HARBOUR_X, WATER - 30), (HARBOUR_X, WATER + 80), (250, 220, 120, 200))
         self.say("The river carries the boats to the harbour", 4.0)
 
     def launch(self, world: World, x: float) -> None:
-        boat = world.add_box((x, WATER + 30), (90, 18), density=0.45, sprite="crate")
+        boat = world.add_box((x, WATER + 60), (90, 18), density=0.45, sprite="crate")
         boat.data[Boat] = Boat()
 
 
