@@ -13,6 +13,14 @@ computed with the same arithmetic from both sides (``(P_i + P_j)``, symmetric we
 pair's momentum cancels and results are bit-identical for any thread count. A particle gets the
 sum of its pairs' shares, which is what a sequential sweep gives to first order.
 
+Why several passes a substep (``relax_positions(passes=...)``, the stiffness split among them):
+the velocity comes from the move of a predicted position, so a mode whose per-pass displacement
+Jacobian has eigenvalue ``lambda`` is stable only for ``lambda > -4/3`` (one pass). The most
+negative eigenvalue, a checkerboard mode dominated by the near pressure, grows with compression
+(-0.6 at the fill lattice, -1.3 at 0.9 of its spacing, -2.5 at 0.8): one pass held a 100-deep
+pool at the limit and blew up a 200-deep one or water under a heavy layer. ``n`` passes at
+``1/n`` of the stiffness each are stable down to ``-2n`` (even ``n``) at the same rest state.
+
 Multiphase (Madams' notes; Solenthaler and Pajarola's density contrast): densities count
 neighbours (number density), the pressure of a particle of material density ``mu`` is ``mu``
 times that of water at the same compression (per-material rest density ``mu rho0``), and a pair's
@@ -235,8 +243,9 @@ def _displace_range(lo, hi, pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, rea
 @njit(cache=True)
 def _solid_range(lo, hi, pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach,
                  solid_pos, radius, cubic, rho, rho_near, rho0, k, k_near, h2, h, solid_push,
-                 solid_imp, solid_marked):
-    """Per solid particle: minus the momentum it gave the fluid (its body's share)."""
+                 solid_imp, solid_marked, first):
+    """Per solid particle: minus the momentum it gave the fluid (its body's share), added to
+    what the earlier passes of the substep gave (``first``: the first pass, overwrite)."""
     inv_r = 1.0 / radius
     r2max = radius * radius
     touching = 0
@@ -268,9 +277,14 @@ def _solid_range(lo, hi, pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, 
                     jy += m * d * dy
                     hit = True
                     touching += 1
-        solid_imp[s, 0] = jx
-        solid_imp[s, 1] = jy
-        solid_marked[s] = hit
+        if first:
+            solid_imp[s, 0] = jx
+            solid_imp[s, 1] = jy
+            solid_marked[s] = hit
+        else:
+            solid_imp[s, 0] += jx
+            solid_imp[s, 1] += jy
+            solid_marked[s] = solid_marked[s] or hit
     return touching
 
 
@@ -299,36 +313,47 @@ def _relax_parallel(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, soli
 
 @njit(cache=True)
 def _add_disp(pos, disp, n):
+    """``pos += disp``; returns the largest displacement component (how much further the
+    next pass's searches must reach)."""
+    big = 0.0
     for i in range(n):
         pos[i, 0] += disp[i, 0]
         pos[i, 1] += disp[i, 1]
+        big = max(big, abs(disp[i, 0]), abs(disp[i, 1]))
+    return big
 
 
 def relax_positions(pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
                     s_start, s_order, solid_first, radius, cubic, rho0, k, k_near, h, solid_push,
-                    rho, rho_near, disp, solid_imp, solid_marked, parallel=False):
-    """Double density relaxation, one Jacobi pass: densities (``rho``, ``rho_near``), each
-    particle's displacement ``disp`` (``h^2 (P q + P_near q^2)`` per pair with Clavet's kernels,
-    ``P`` the pair's summed pressures, ``1/(2 mu)`` of it per side; a solid pushes the whole
-    ``solid_push h^2 (P_i q + P_near_i q^2) / mu_i``), the solids' impulses, then
-    ``pos += disp``.
+                    rho, rho_near, disp, solid_imp, solid_marked, parallel=False, passes=1):
+    """Double density relaxation in ``passes`` Jacobi passes, each: densities (``rho``,
+    ``rho_near``), each particle's displacement ``disp`` (``h^2 (P q + P_near q^2)`` per pair
+    with Clavet's kernels, ``P`` the pair's summed pressures, ``1/(2 mu)`` of it per side; a
+    solid pushes the whole ``solid_push h^2 (P_i q + P_near_i q^2) / mu_i``), the solids'
+    impulses, then ``pos += disp``. ``k`` and ``k_near`` are those of one pass (the caller
+    splits the substep's stiffness among the passes).
 
     ``k`` and ``k_near`` are in length per time squared per unit density; ``mu`` the material
     densities (water 1), ``mass`` the particle masses; ``reach`` the radius plus the largest move
     since the sort. ``solid_imp``/``solid_marked`` of the solids from ``solid_first`` on (the
     domain walls before it are zeroed: nothing reads them) get, per solid, minus the fluid's
-    momentum change (its body's share). Returns the number of fluid-solid contacts.
+    momentum change over the passes (its body's share). Returns the number of fluid-solid
+    contacts (summed over the passes).
     """
     fn = _relax_parallel if parallel and n > CHUNK else _relax_serial
     h2 = h * h
-    fn(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start, s_order,
-       radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp)
     solid_imp[:solid_first] = 0.0
     solid_marked[:solid_first] = False
-    touching = _solid_range(solid_first, len(solid_pos), pos, mat, mu, mass, n, nb_start, nb_nx,
-                            nb_ny, inv_nb, reach, solid_pos, radius, cubic, rho, rho_near, rho0,
-                            k, k_near, h2, h, solid_push, solid_imp, solid_marked)
-    _add_disp(pos, disp, n)
+    touching = 0
+    for it in range(passes):
+        fn(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start, s_order,
+           radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp)
+        touching += _solid_range(solid_first, len(solid_pos), pos, mat, mu, mass, n, nb_start,
+                                 nb_nx, nb_ny, inv_nb, reach, solid_pos, radius, cubic, rho,
+                                 rho_near, rho0, k, k_near, h2, h, solid_push, solid_imp,
+                                 solid_marked, it == 0)
+        # the next pass's neighbours moved by up to this much more since the sort
+        reach += _add_disp(pos, disp, n)
     return touching
 
 

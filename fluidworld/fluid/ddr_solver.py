@@ -47,10 +47,13 @@ class DDRParams:
 
     Args:
         radius: Interaction radius ``H`` in particle spacings, in [1.5, 4].
-        stiffness: Pressure stiffness: a pair's displacement per unit density error, as a
-            fraction of the spacing, in (0, 1].
+        stiffness: Pressure stiffness: a pair's displacement per unit density error in one
+            substep (summed over the passes), as a fraction of the spacing, in (0, 1].
         near_stiffness: Near-pressure stiffness (keeps particles apart, and with the pressure
             term gives the surface tension), same units, in [0, 2].
+        passes: Jacobi relaxation passes per substep, in [1, 16]; the stiffnesses are split
+            evenly among them, so more passes change the rest state little and only make the
+            relaxation stable deeper (see the module docstring of ``ddr``).
         viscosity_linear: Clavet's linear viscosity ``sigma`` in 1/time, >= 0.
         viscosity_quadratic: Clavet's quadratic viscosity ``beta`` in 1/length, >= 0.
         kernel: ``"quadratic"`` (Clavet: density ``(1 - r/H)^2``, near ``(1 - r/H)^3``) or
@@ -61,8 +64,9 @@ class DDRParams:
     """
 
     radius: float = 2.2
-    stiffness: float = 0.04
-    near_stiffness: float = 0.2
+    stiffness: float = 0.16
+    near_stiffness: float = 0.8
+    passes: int = 4
     viscosity_linear: float = 200.0
     viscosity_quadratic: float = 0.01
     kernel: str = "quadratic"
@@ -84,6 +88,8 @@ class DDRParams:
                 raise ValueError(f"DDRParams.{name} must be >= 0, got {v}")
         if self.kernel not in KERNELS:
             raise ValueError(f"DDRParams.kernel must be one of {KERNELS}, got {self.kernel!r}")
+        if not isinstance(self.passes, int) or not 1 <= self.passes <= 16:
+            raise ValueError(f"DDRParams.passes must be an int in [1, 16], got {self.passes!r}")
         a = _finite("DDRParams.anti_stick", self.anti_stick)
         if not 0.0 <= a <= 0.5:
             raise ValueError(f"DDRParams.anti_stick must be in [0, 0.5], got {a}")
@@ -147,15 +153,15 @@ class DDRSolver:
             self._prev[:n] = f.pos[:n]
             f.pos[:n] += h * f.vel[:n]
         elif stage == "ddr_relax":
-            k = prm.stiffness * f.r_l / (h * h)
-            k_near = prm.near_stiffness * f.r_l / (h * h)
+            k = prm.stiffness * f.r_l / (h * h * prm.passes)
+            k_near = prm.near_stiffness * f.r_l / (h * h * prm.passes)
             # particles moved by up to v h since the sort: the searches reach that much further
             moved = h * float(np.abs(f.vel[:n]).max()) if n else 0.0
             ddr.relax_positions(f.pos, f.mat, self._mu, f._mass, n, f._nb_start, f.nb_nx,
                                 f.nb_ny, inv_nb, self._radius + moved, f.solid_pos, f._s_start,
                                 f._s_order, 0, self._radius, self._cubic, self._rho0, k, k_near,
                                 h, 1.0, self._rho, self._rho_near, self._disp,
-                                f.solid_impulse, f.solid_marked, par)
+                                f.solid_impulse, f.solid_marked, par, prm.passes)
         elif stage == "advect":
             self._finish(h)
         else:
