@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from . import advection, pressure
 from . import constraint as K
 from .params import _finite, _int_in
+from .solver import VISCOUS_MATERIAL_NU
 
 if TYPE_CHECKING:
     from .system import FluidSystem
@@ -202,7 +203,7 @@ class ConstraintSolver:
         if self._cap < len(f.pos):
             self.attach(f)
         if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
-            f.apply_material_viscosity(h)
+            f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
         elif stage == "constraint_setup":
             self._setup(h)
         elif stage == "constraint_solve":

@@ -2,6 +2,8 @@
 
 Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sort):
 
+0. ``viscosity``     -- each material's ``viscosity`` (honey's), the momentum diffusion of SRD's
+                        stage of that name (:meth:`FluidSystem.apply_material_viscosity`);
 1. ``ddr_viscosity`` -- Clavet's linear and quadratic viscosity impulses between neighbours;
 2. ``ddr_predict``   -- remember the positions, move by ``v h``;
 3. ``ddr_relax``     -- double density relaxation of the positions (pressure, near pressure;
@@ -21,6 +23,7 @@ import numpy as np
 
 from . import advection, ddr, pressure
 from .params import _finite
+from .solver import VISCOUS_MATERIAL_NU
 
 if TYPE_CHECKING:
     from .system import FluidSystem
@@ -103,7 +106,8 @@ class DDRSolver:
     """
 
     name = "ddr"
-    stages: tuple[str, ...] = ("ddr_viscosity", "ddr_predict", "ddr_relax", "advect")
+    stages: tuple[str, ...] = ("viscosity", "ddr_viscosity", "ddr_predict", "ddr_relax",
+                               "advect")
     #: The solid particles' contacts carry the fluid's whole pressure on bodies (hydrostatic and
     #: dynamic): the coupler adds no buoyancy or cover push of its own (measured, a 0.6 box on
     #: ddr water: submerged fraction 0.30 with them, 0.60 without).
@@ -145,7 +149,9 @@ class DDRSolver:
         inv_nb = 1.0 / f.nb_h
         prm = self.params
         par = f.parallel_repulsion
-        if stage == "ddr_viscosity":
+        if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
+            f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
+        elif stage == "ddr_viscosity":
             ddr.viscosity_impulses(f.pos, f.vel, f.mat, f._mass, n, f._nb_start, f.nb_nx,
                                    f.nb_ny, inv_nb, self._radius, prm.viscosity_linear,
                                    prm.viscosity_quadratic, h, self._wsum, self._disp, par)

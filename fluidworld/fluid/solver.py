@@ -36,7 +36,14 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from .system import FluidSystem
 
-__all__ = ["Solver", "SHARED_STAGES", "substep_with"]
+__all__ = ["Solver", "SHARED_STAGES", "VISCOUS_MATERIAL_NU", "substep_with"]
+
+#: Materials at least this viscous (units^2/s: honey) get their ``viscosity`` as momentum
+#: diffusion on top of a non-SRD solver's own (its ``viscosity`` stage,
+#: :meth:`~fluidworld.fluid.FluidSystem.apply_material_viscosity`); thinner ones (water's 100)
+#: are left to the solver's own viscosity, which its knobs set (with water's knob added, a 0.8
+#: ball in ddr water floated at 0.88 instead of 0.82).
+VISCOUS_MATERIAL_NU = 1_000.0
 
 #: The stages the particle store runs for every solver, before the solver's own.
 SHARED_STAGES = ("external_forces", "bin")

@@ -454,12 +454,14 @@ class FluidSystem(ParticleStore):
                 self.params.a0, sx, sy, self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS,
                 self._srd_m, self._srd_p, self._cell_of, *self._visc_cells)
 
-    def apply_material_viscosity(self, h: float) -> None:
+    def apply_material_viscosity(self, h: float, min_nu: float = 0.0) -> None:
         """Each material's ``viscosity`` for a solver without SRD's collision (``ddr``,
         ``constraint``): the momentum diffusion of :meth:`apply_viscosity` on a grid shifted by
-        a fresh random vector, with the cells' masses and velocities summed here. Nothing (and
-        no random number drawn) when no particle is viscous."""
-        if self.count == 0 or not viscosity.any_viscous(self.mat, self.count, self._nu):
+        a fresh random vector, with the cells' masses and velocities summed here. Materials
+        below ``min_nu`` are left to the solver's own viscosity. Nothing (and no random number
+        drawn) when no particle is that viscous."""
+        nu = self._nu if min_nu <= 0.0 else np.where(self._nu >= min_nu, self._nu, 0.0)
+        if self.count == 0 or not viscosity.any_viscous(self.mat, self.count, nu):
             return
         p = self.params
         u = self.rng.random(2)
@@ -473,7 +475,7 @@ class FluidSystem(ParticleStore):
             self._visc_of = np.zeros(len(self.pos), np.int64)
         diffuse = (viscosity.diffuse_cell_velocities_parallel if self.parallel
                    else viscosity.diffuse_cell_velocities)
-        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self._group, p.a0,
+        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, nu, self._group, p.a0,
                 sx, sy, ncx, ncy, h, viscosity.MAX_SWEEPS, self._srd_m, self._srd_p,
                 self._visc_of, *self._visc_cells)
 
