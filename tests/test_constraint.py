@@ -233,17 +233,3 @@ def test_bad_types_are_refused() -> None:
         ConstraintParams(iterations=2.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="params must be a ConstraintParams"):
         ConstraintSolver(params=3)  # type: ignore[arg-type]
-
-
-def test_the_materials_viscosity_acts_honey_pours_slower_than_water() -> None:
-    """The materials' ``viscosity`` runs as the solver's own ``viscosity`` stage: a honey
-    column's front after 2 s is at most 0.7x water's (measured 0.57; 1.0 without the stage)."""
-    fronts = {}
-    for mat in ("water", "honey"):
-        w = World(800.0, 300.0, params=FluidParams.game(800.0, 300.0), solver="constraint")
-        w.add_fluid_rect(0.0, 0.0, 100.0, 150.0, material=mat)
-        for _ in range(120):
-            w.step()
-        fronts[mat] = float(np.percentile(w.fluid.positions[:, 0], 99))
-        assert "viscosity" in w.profile
-    assert fronts["honey"] <= 0.7 * fronts["water"], fronts
