@@ -10,8 +10,9 @@ regression in one stage shows in one command::
     ...
 
 The figures are :attr:`World.profile <fluidworld.World.profile>` (ms per step, summed over the
-substeps) averaged over the measured steps; ``contain``, ``settle`` and ``space_step`` are
-:attr:`World.profile_detail`'s parts of the stages that hold them. The thread count is the one
+substeps) averaged over the measured steps, the game's own systems among them;
+``contain`` and ``space_step`` are :attr:`World.profile_detail`'s parts of ``advect`` and
+``exchange``. The thread count is the one
 :class:`~fluidworld.fluid.threads.ThreadPolicy` settled on (it measures one against two as the
 game runs), with how many of the measured steps ran on each count.
 """
@@ -35,7 +36,7 @@ class ProfileReport:
         bodies: Coupled bodies at the end.
         steps: Steps measured (after the warm-up).
         stages: Mean ms per step of each stage, in the step's order.
-        detail: Mean ms per step of the parts inside stages (containment, settle, pymunk).
+        detail: Mean ms per step of the parts inside stages (containment, pymunk's step).
         wall_ms: Mean wall-clock ms per step, the whole ``step()`` call.
         threads: Steps measured on each thread count.
         threads_chosen: The thread count the policy settled on.

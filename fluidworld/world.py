@@ -14,9 +14,14 @@ Stages, each timed into :attr:`World.profile` (ms per step, summed over substeps
 6. ``viscosity``        each material's shear viscosity (momentum diffusion between SRD cells)
 7. ``cell_pressure``    paper Eq. 7-10 (or the converged solver), solid cover included
 8. ``advect``           r += v h, containment in the box and out of every shape
-9. ``exchange``         impulses, buoyancy and drag -> bodies; ``space.step(h)``; after the
-                        last substep, containment once more against the moved bodies
-10. ``events``          (once per step) drains, emitters, bodies entering/leaving water
+9. ``exchange``         impulses, buoyancy and drag -> bodies; ``space.step(h)``
+10. ``settle``          (once per step) containment once more against the moved bodies
+11. ``drains``, ``emitters``  (once per step) built-in systems
+12. ``events``          (once per step) bodies entering/leaving water
+
+Stages 2-8 are the fluid's (another solver has its own after ``bin``), run from the same list
+as a fluid-only step (:func:`~fluidworld.fluid.solver.substep_stages`); the step itself lives in
+:mod:`fluidworld.world_step`.
 
 The class is split by concept: the fluid helpers (fills, drains, emitters, events) live in
 :mod:`fluidworld.world_fluid`, the body helpers in :mod:`fluidworld.world_bodies`, the entity
@@ -31,12 +36,10 @@ during a step (from a pymunk callback, say) is deferred to the end of the step.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import os
-import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -60,6 +63,7 @@ from .fluid.solver import Solver
 from .fluid.solvers import make_solver
 from .world_bodies import REACH, BodyHelpers
 from .world_fluid import MAX_EMITTER_RATE, FluidHelpers
+from .world_step import MAX_STEP_SUBSTEPS, StepHelpers
 from .world_systems import System, SystemHelpers
 
 __all__ = [
@@ -78,20 +82,18 @@ __all__ = [
     "REACH",
 ]
 
+#: The stages of a default (SRD) World's step, in order (:attr:`World.stages`).
 STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_collision",
-          "viscosity", "cell_pressure", "advect", "exchange", "events")
+          "viscosity", "cell_pressure", "advect", "exchange", "settle", "drains", "emitters",
+          "events")
 
 E = TypeVar("E", bound=Entity)
 
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
 
-#: Most substeps one ``World.step(dt)`` call may run (a larger ``dt`` is refused: a typo like
-#: ``step(60)`` for one frame would otherwise freeze the game for minutes).
-MAX_STEP_SUBSTEPS = 1024
 
-
-class World(FluidHelpers, BodyHelpers, SystemHelpers):
+class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
     """A fluid and a pymunk Space, coupled two ways, with an entity registry.
 
     Args:
@@ -170,10 +172,9 @@ class World(FluidHelpers, BodyHelpers, SystemHelpers):
         self._step_impulse = np.zeros((0, 2))  # the fluid's impulse on each body, this step
         self._step_time = 0.0
         self.profile: dict[str, float] = dict.fromkeys(self.stages, 0.0)
-        #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes:
-        #: inside ``advect``, plus remembering positions for it inside ``bin``), ``settle`` (the
-        #: end-of-step containment) and ``space_step`` (both inside ``exchange``).
-        self.profile_detail: dict[str, float] = {"contain": 0.0, "settle": 0.0, "space_step": 0.0}
+        #: Finer timings inside stages (ms per step): ``contain`` (containment out of shapes,
+        #: the end of ``advect``) and ``space_step`` (pymunk's step, inside ``exchange``).
+        self.profile_detail: dict[str, float] = {"contain": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
         #: Particles added by the fill helpers and emitters, and removed by drains, since the
@@ -198,181 +199,10 @@ class World(FluidHelpers, BodyHelpers, SystemHelpers):
         self._refused: set[pymunk.Shape] = set()
         self._adopt_static_shapes()
 
-    # ------------------------------------------------------------------ stepping
-    def step(self, dt: float | None = None) -> None:
-        """Advance the world by ``dt`` (default ``params.dt``) in substeps of at most
-        ``params.h``, each running the coupled stages; then the events stage.
-
-        Raises:
-            ValueError: ``dt`` is not a finite positive number or needs more than
-                :data:`MAX_STEP_SUBSTEPS` substeps, or a body has a NaN pose.
-        """
-        p = self.fluid.params
-        if dt is None:
-            n, dt = p.substeps, p.dt
-        else:
-            dt = _positive("dt", dt)
-            if not 1e-6 * p.h <= dt <= MAX_STEP_SUBSTEPS * p.h:
-                raise ValueError(f"dt must be in [{1e-6 * p.h:g}, {MAX_STEP_SUBSTEPS * p.h:g}] "
-                                 f"(at most {MAX_STEP_SUBSTEPS} substeps of {p.h:g}), "
-                                 f"got {dt!r}")
-            n = max(1, math.ceil(dt / p.h - 1e-9))
-        h = dt / n
-        self._flush()
-        self._adopt_static_shapes()
-        self._follow_space_gravity()
-        if list(self.profile) != list(self.stages):  # the solver was changed
-            self.profile = dict.fromkeys(self.stages, 0.0)
-        for k in self.profile:
-            self.profile[k] = 0.0
-        for k in self.profile_detail:
-            self.profile_detail[k] = 0.0
-        f = self.fluid
-        self._stepping = True
-        f.threads.begin()
-        try:
-            for sub in range(n):
-                first = sub == 0
-                run = functools.partial(self._stage, h=h, first=first, dt=dt)
-                run("sync_bodies", fn=self.coupler.sync, args=(h, first))
-                run("external_forces", fn=f.apply_external_forces, args=(h,))
-                # the sort also keeps the positions containment starts from (the coupler
-                # turned keep_start_positions on)
-                run("bin", fn=f.bin_particles, args=())
-                *inner, last = f.solver.stages
-                for stage in inner:
-                    run(stage, fn=f.solver.run_stage, args=(stage, h))
-                run(last, fn=self._advect, args=(last, h))  # then containment out of shapes
-                run("exchange", fn=self._exchange, args=(h, first))
-            self._timed("exchange", self._settle, h)
-            self._stage("events", dt, True, dt, self._run_events, (dt,))
-        finally:
-            self._stepping = False
-            f.threads.end()
-        self.time += dt
-        self.steps += 1
-        f.steps += 1
-        self._flush()
-
-    @property
-    def stages(self) -> tuple[str, ...]:
-        """The step's stages in order (:data:`STAGES` with SRD): ``sync_bodies``, the fluid's
-        shared and solver stages, ``exchange`` and ``events``, with the game's systems
-        (:meth:`add_system`) where they run."""
-        return self._with_systems(self._base_stages)
-
-    @property
-    def _base_stages(self) -> tuple[str, ...]:
-        return ("sync_bodies", *self.fluid.stages, "exchange", "events")
-
-    @property
-    def solver(self) -> str:
-        """The name of the fluid solver the step runs."""
-        return self.fluid.solver.name
-
-    def set_solver(self, solver: str | Solver) -> None:
-        """Switch the fluid solver (by name or object) on the running world; particles, bodies
-        and everything else are kept.
-
-        Raises:
-            ValueError: an unknown solver name. TypeError: not a name or a Solver.
-        """
-        self.fluid.set_solver(make_solver(solver))
-        self.profile = dict.fromkeys(self.stages, 0.0)
-
-    def _timed(self, name: str, fn: Callable[..., Any], *args: Any) -> None:
-        t0 = time.perf_counter()
-        fn(*args)
-        self.profile[name] += (time.perf_counter() - t0) * 1e3
-
-    def _advect(self, stage: str, h: float) -> None:
-        self.fluid.solver.run_stage(stage, h)
-        t0 = time.perf_counter()
-        self.coupler.contain()
-        self.profile_detail["contain"] += (time.perf_counter() - t0) * 1e3
-
-    def _settle(self, h: float) -> None:
-        t0 = time.perf_counter()
-        self.coupler.settle(h)
-        self.profile_detail["settle"] += (time.perf_counter() - t0) * 1e3
-
-    def _exchange(self, h: float, measure: bool) -> None:
-        c = self.coupler
-        c.exchange(h, measure)
-        acc = self._step_impulse
-        if measure or acc.shape != c.impulse.shape:  # the step's first substep
-            self._step_impulse = acc = np.zeros_like(c.impulse)
-            self._step_time = 0.0
-        acc += c.impulse
-        self._step_time += h
-        t0 = time.perf_counter()
-        self.space.step(h)
-        if self.bounds:
-            self._keep_bodies_inside()
-        self.profile_detail["space_step"] += (time.perf_counter() - t0) * 1e3
-
-    def fluid_impulse_of_step(self, k: int) -> tuple[float, float]:
-        """The fluid's mean force on coupled body ``k`` (``coupler.body_index``) over the last
-        step: the exchange impulses of its substeps over their time
-        (:attr:`BodyHandle.fluid_force`)."""
-        acc = self._step_impulse
-        if not 0 <= k < len(acc) or self._step_time <= 0.0:
-            return (0.0, 0.0)
-        return (float(acc[k, 0] / self._step_time), float(acc[k, 1] / self._step_time))
-
-    def _space_positions(self) -> np.ndarray | None:
-        """Every body's position in one ``pymunk.batch`` call, ``(n, 2)``; None without batch.
-        The buffer is kept: pymunk 6.9 does not free a ``batch.Buffer`` (~1 KB each)."""
-        buf = getattr(self, "_pos_buf", None)
-        if buf is None:
-            try:
-                import pymunk.batch as batch
-            except ImportError:
-                return None
-            buf = self._pos_buf = batch.Buffer()
-        import pymunk.batch as batch
-
-        buf.clear()
-        batch.get_space_bodies(self.space, batch.BodyFields.POSITION, buf)
-        return np.frombuffer(buf.float_buf(), np.float64).reshape(-1, 2)
-
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_pos_buf", None)  # a per-process pymunk buffer: made again on use
         return state
-
-    def _keep_bodies_inside(self) -> None:
-        """pymunk has no continuous collision: a body fast enough to cross the boundary walls
-        in one substep (10,000 units/s did) would leave the world. A dynamic body whose centre
-        left the domain is put back just inside it, its outward velocity removed."""
-        p = self.fluid.params
-        pos = self._space_positions()
-        if pos is not None and ((pos >= 0.0).all() and (pos[:, 0] <= p.width).all()
-                                and (pos[:, 1] <= p.height).all()):
-            return  # every body inside (the common case): one batch read, no body by body
-        for b in self.space.bodies:
-            if b.body_type != pymunk.Body.DYNAMIC:
-                continue
-            x, y = b.position
-            if 0.0 <= x <= p.width and 0.0 <= y <= p.height:
-                continue
-            vx, vy = b.velocity
-            if not 0.0 <= x <= p.width:
-                x = min(max(x, 0.0), p.width)
-                vx = 0.0
-            if not 0.0 <= y <= p.height:
-                y = min(max(y, 0.0), p.height)
-                vy = 0.0
-            # as far in as the body's own extent allows (at most to the middle of the domain)
-            hw = hh = 0.0
-            for s in b.shapes:
-                bb = s.cache_bb()
-                hw = max(hw, 0.5 * (bb.right - bb.left))
-                hh = max(hh, 0.5 * (bb.top - bb.bottom))
-            hw = min(hw, 0.5 * p.width)
-            hh = min(hh, 0.5 * p.height)
-            b.position = (min(max(x, hw), p.width - hw), min(max(y, hh), p.height - hh))
-            b.velocity = (vx, vy)
 
     # ------------------------------------------------------------------ registry
     def _register(self, e: Entity) -> Entity:

@@ -218,7 +218,8 @@ class FluidHelpers:
         ev, self._events = self._events, []
         return ev
 
-    def _run_events(self, dt: float) -> None:
+    def _run_drains(self, world: Any, dt: float) -> None:
+        """The built-in ``drains`` system: remove the particles inside each drain."""
         f = self.fluid
         for d in self._drains:
             if f.count == 0:
@@ -232,9 +233,15 @@ class FluidHelpers:
                 d.removed += k
                 self.particles_removed += k
                 self._events.append(DrainEvent(d.id, k, self.steps))
+
+    def _run_emitters(self, world: Any, dt: float) -> None:
+        """The built-in ``emitters`` system: each enabled emitter adds its particles."""
         for e in self._emitters:
             if e.enabled:
                 self._emit(e, dt)
+
+    def _water_events(self, dt: float) -> None:
+        """The ``events`` stage: bodies entering and leaving the water."""
         cp = self.coupler
         for h in self._slots:
             if not isinstance(h, BodyHandle) or getattr(h, "_dead", False):

@@ -12,6 +12,12 @@ substep's ``h`` -- what a force on the particles needs; ``False`` runs it once p
 step's first substep, with the whole step's ``dt`` (scoring, spawning). Around ``events``
 (once per step anyway) both are the same. Removing a system gives back the step it had without
 it, bit for bit.
+
+The world's own once-per-step work is registered the same way: the built-in systems ``drains``
+and ``emitters`` run right before ``events`` (bodies entering and leaving water), in that order
+and before any game system placed there. They are listed in :attr:`World.stages` and timed in
+``world.profile`` like a game's, cannot be removed, and can be paused with
+``world.system("emitters").enabled = False``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class System:
         anchor: The stage it runs next to. where: ``"after"`` or ``"before"`` it.
         every_substep: Run in every substep (else once per step).
         enabled: Set False to skip it without removing it.
+        builtin: One of the world's own systems (``drains``, ``emitters``).
     """
 
     name: str
@@ -42,6 +49,7 @@ class System:
     where: str
     every_substep: bool = True
     enabled: bool = field(default=True)
+    builtin: bool = False
 
 
 def _callable_of(system: Any) -> Callable[[Any, float], Any]:
@@ -65,10 +73,33 @@ class SystemHelpers:
     def _base_stages(self) -> tuple[str, ...]:
         raise NotImplementedError
 
+    def _make_builtin_systems(self) -> tuple[System, ...]:
+        raise NotImplementedError
+
+    @property
+    def _all_systems(self) -> tuple[System, ...]:
+        """The built-in systems, then the game's (made again after a load: not pickled)."""
+        builtins = self.__dict__.get("_builtins")
+        if builtins is None:
+            builtins = self.__dict__["_builtins"] = self._make_builtin_systems()
+        return (*builtins, *self._systems)
+
     @property
     def systems(self) -> tuple[System, ...]:
-        """The registered systems, in the order they were added."""
+        """The game's registered systems, in the order they were added (not the built-in
+        ones: see :meth:`system`)."""
         return tuple(self._systems)
+
+    def system(self, name: str) -> System:
+        """The system called ``name``, the game's or a built-in one (``drains``, ``emitters``).
+
+        Raises:
+            KeyError: No such system.
+        """
+        for s in self._all_systems:
+            if s.name == name:
+                return s
+        raise KeyError(f"no system {name!r}")
 
     def add_system(self, system: Any, *, after: str | None = None, before: str | None = None,
                    every_substep: bool = True, name: str | None = None) -> System:
@@ -95,7 +126,7 @@ class SystemHelpers:
         if anchor not in stages:
             raise ValueError(f"after/before must be one of the stages {', '.join(stages)}, "
                              f"got {anchor!r}")
-        used = set(stages) | {s.name for s in self._systems}
+        used = set(stages) | {s.name for s in self._all_systems}
         if name is None:
             base = getattr(system, "name", None) or getattr(system, "__name__", None) \
                 or type(system).__name__
@@ -114,10 +145,14 @@ class SystemHelpers:
         """Remove a system (by what :meth:`add_system` returned, or by name).
 
         Raises:
-            KeyError: No such system.
+            KeyError: No such system. ValueError: a built-in system (pause it with
+            ``enabled = False`` instead).
         """
-        for s in self._systems:
+        for s in self._all_systems:
             if s is system or s.name == system:
+                if s.builtin:
+                    raise ValueError(f"{s.name!r} is built in and cannot be removed; set "
+                                     f"world.system({s.name!r}).enabled = False to pause it")
                 self._systems.remove(s)
                 self.profile.pop(s.name, None)
                 return
@@ -125,14 +160,15 @@ class SystemHelpers:
 
     def _with_systems(self, stages: tuple[str, ...]) -> tuple[str, ...]:
         out: list[str] = []
+        placed = self._all_systems
         for stage in stages:
-            out += [s.name for s in self._systems if s.anchor == stage and s.where == "before"]
+            out += [s.name for s in placed if s.anchor == stage and s.where == "before"]
             out.append(stage)
-            out += [s.name for s in self._systems if s.anchor == stage and s.where == "after"]
+            out += [s.name for s in placed if s.anchor == stage and s.where == "after"]
         return tuple(out)
 
     def _run_systems(self, stage: str, where: str, h: float, first: bool, dt: float) -> None:
-        for s in self._systems:
+        for s in self._all_systems:
             if s.anchor != stage or s.where != where or not s.enabled:
                 continue
             if not s.every_substep and not first:
@@ -145,8 +181,6 @@ class SystemHelpers:
     def _stage(self, stage: str, h: float, first: bool, dt: float, fn: Callable[..., Any],
                args: tuple[Any, ...]) -> None:
         """Run ``stage`` (timed) with the systems placed before and after it."""
-        if self._systems:
-            self._run_systems(stage, "before", h, first, dt)
+        self._run_systems(stage, "before", h, first, dt)
         self._timed(stage, fn, *args)
-        if self._systems:
-            self._run_systems(stage, "after", h, first, dt)
+        self._run_systems(stage, "after", h, first, dt)

@@ -192,3 +192,56 @@ def test_a_system_that_scores_by_submerged_area() -> None:
         world.step()
     assert 40 <= crate.data[Score].points <= 60
     assert "scoring" in world.stages and world.stages[-1] == "scoring"
+
+
+def test_drains_and_emitters_are_built_in_systems_of_the_same_pipeline() -> None:
+    """Drains and emitters run as the built-in systems ``drains`` and ``emitters`` right before
+    ``events``: listed and timed like a game's, pausable, not removable; a game's system placed
+    before ``events`` runs after them and sees what they did."""
+    world = pool()
+    world.add_drain((0, 0, 40, 40))
+    world.add_emitter((200, 200), (0, -1), speed=100, rate=600)
+    stages = world.stages
+    assert stages[-5:] == ("exchange", "settle", "drains", "emitters", "events")
+    assert world.systems == ()  # the game's own list stays the game's
+    counts: list[int] = []
+    world.add_system(lambda w, dt: counts.append(w.fluid.count), before="events", name="count")
+    assert world.stages.index("count") == world.stages.index("emitters") + 1
+    n0 = world.fluid.count
+    world.step()
+    assert world.particles_removed > 0 and world.particles_added > n0
+    assert counts == [world.fluid.count]  # after the drain and the emitter, this step
+    assert all(k in world.profile for k in ("settle", "drains", "emitters"))
+    with pytest.raises(ValueError, match="built in"):
+        world.remove_system("emitters")
+    world.system("emitters").enabled = False
+    added = world.particles_added
+    for _ in range(5):
+        world.step()
+    assert world.particles_added == added  # paused
+    world.system("emitters").enabled = True
+    world.step()
+    assert world.particles_added > added
+    with pytest.raises(KeyError):
+        world.system("nope")
+
+
+def test_the_world_and_a_lone_fluid_run_the_same_stage_list() -> None:
+    """One pipeline: a World without bodies steps its fluid bit for bit like the fluid's own
+    ``step()`` (the World adds its coupling stages around the same list)."""
+    from fluidworld.fluid import FluidParams, FluidSystem
+    from fluidworld.fluid.solver import substep_stages
+
+    params = FluidParams.game(300, 200)
+    world = World(300, 200, params=params, bounds=False)
+    alone = FluidSystem(params)
+    world.fluid.fill_rect(0, 0, 300, 80)
+    alone.fill_rect(0, 0, 300, 80)
+    names = [name for name, _ in substep_stages(alone, alone.solver)]
+    assert tuple(names) == alone.stages == world.fluid.stages
+    assert world.stages[1:1 + len(names)] == tuple(names)
+    for _ in range(10):
+        world.step()
+        alone.step()
+    np.testing.assert_array_equal(world.fluid.positions, alone.positions)
+    np.testing.assert_array_equal(world.fluid.velocities, alone.velocities)

@@ -31,12 +31,14 @@ with any of them (they see particles and impulses, never a solver's internals):
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from .system import FluidSystem
 
-__all__ = ["Solver", "SHARED_STAGES", "VISCOUS_MATERIAL_NU", "substep_with"]
+__all__ = ["Solver", "SHARED_STAGES", "VISCOUS_MATERIAL_NU", "substep_stages", "substep_with"]
 
 #: Materials at least this viscous (units^2/s: honey) get their ``viscosity`` as momentum
 #: diffusion on top of a non-SRD solver's own (its ``viscosity`` stage,
@@ -71,11 +73,21 @@ class Solver(Protocol):
         ...
 
 
+def substep_stages(fluid: FluidSystem,
+                   solver: Solver) -> tuple[tuple[str, Callable[[float], None]], ...]:
+    """The one list of a substep's fluid stages, as ``(name, fn(h))`` in order: the shared
+    stages, then the solver's. Both drivers run it: :func:`substep_with` (a fluid alone) and
+    :meth:`World.step <fluidworld.World.step>` (with the coupling stages around it)."""
+
+    def shared_bin(h: float) -> None:
+        fluid.bin_particles()
+
+    own = tuple((stage, functools.partial(solver.run_stage, stage)) for stage in solver.stages)
+    return (("external_forces", fluid.apply_external_forces), ("bin", shared_bin), *own)
+
+
 def substep_with(fluid: FluidSystem, solver: Solver, h: float) -> None:
-    """One substep of ``fluid`` with ``solver``: the shared stages, then the solver's, each
-    timed into ``fluid.profile`` under its name. A fluid-only driver (the World runs the same
-    stages with the coupling in between)."""
-    fluid._timed("external_forces", fluid.apply_external_forces, h)
-    fluid._timed("bin", fluid.bin_particles)
-    for stage in solver.stages:
-        fluid._timed(stage, solver.run_stage, stage, h)
+    """One substep of ``fluid`` with ``solver``: :func:`substep_stages`, each timed into
+    ``fluid.profile`` under its name. A fluid-only driver."""
+    for name, fn in substep_stages(fluid, solver):
+        fluid._timed(name, fn, h)
