@@ -8,7 +8,8 @@ domain, particle count and time per frame:
 * ``pymunk`` -- what users do without a fluid: one ``pymunk.Circle`` per particle (radius half
   the particle spacing, friction 0, elasticity 0), static segments for the box, ``space.step``
   twice per frame;
-* ``taichi`` -- the position-based-fluids example on the CPU: not written yet (issue 17).
+* ``taichi`` -- position-based fluids as Taichi's ``pbf2d`` example runs them, on Taichi's CPU
+  backend (``benchmarks/peer_taichi.py``; only if ``taichi`` is installed: the ``peers`` extra).
 
 Prints ms per frame (median over the timed frames after a warm-up) and each peer's ratio to
 fluidworld. Run: ``python benchmarks/peers.py [--sizes 6000,25000,100000] [--frames N]``
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -95,21 +98,41 @@ def run_pymunk(n: int, frames: int, warmup: int) -> float:
     return time_frames(frame, frames, warmup)
 
 
+def run_taichi(n: int, frames: int, warmup: int) -> float:
+    import peer_taichi
+
+    _, box = domain(n)
+    p = FluidParams.game(box, box)
+    frame, _ = peer_taichi.make_stepper(block(n, p.r_l) + 1.0, box, p.r_l, p.gravity, p.h,
+                                        p.substeps)
+    return time_frames(frame, frames, warmup)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="6000,25000,100000")
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--no-taichi", action="store_true", help="skip the Taichi peer")
     args = ap.parse_args(argv)
     print(f"dam break, game preset, {platform.processor() or platform.machine()}, "
           f"pymunk {pymunk.version}")
-    print("taichi peer: not written yet (issue 17)")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import peer_taichi
+
+    has_taichi = peer_taichi.available() and not args.no_taichi
+    if not has_taichi:
+        print("taichi: not run (" + ("--no-taichi" if args.no_taichi else
+              'not installed: pip install -e ".[peers]"') + ")")
     print(f"{'particles':>9} {'peer':>11} {'ms/frame':>9} {'x fluidworld':>12}")
     for n in (int(s) for s in args.sizes.split(",")):
         base = run_fluidworld(n, args.frames, args.warmup)
         print(f"{n:9d} {'fluidworld':>11} {base:9.2f} {1.0:11.2f}x", flush=True)
         ms = run_pymunk(n, max(3, args.frames // 3), max(1, args.warmup // 3))
         print(f"{n:9d} {'pymunk':>11} {ms:9.2f} {ms / base:11.2f}x", flush=True)
+        if has_taichi:
+            ms = run_taichi(n, args.frames, args.warmup)
+            print(f"{n:9d} {'taichi':>11} {ms:9.2f} {ms / base:11.2f}x", flush=True)
     return 0
 
 

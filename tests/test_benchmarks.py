@@ -8,7 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+import numpy as np
+import pytest
+
+from fluidworld.fluid import FluidParams
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
 
 
 def _run(script: str, *args: str) -> str:
@@ -56,8 +62,35 @@ def test_soak_checks_a_level_and_prints_its_books():
 def test_peers_short_mode_prints_both_peers_and_their_ratio():
     text = _run("peers.py", "--sizes", "1500", "--frames", "3", "--warmup", "1")
     rows = [line.split() for line in text.splitlines() if re.match(r"\s+1500\s", line)]
-    assert [r[1] for r in rows] == ["fluidworld", "pymunk"]
-    assert rows[0][3] == "1.00x" and float(rows[1][2]) > 0
+    import importlib.util
+
+    taichi = importlib.util.find_spec("taichi") is not None
+    assert [r[1] for r in rows] == ["fluidworld", "pymunk"] + (["taichi"] if taichi else [])
+    assert rows[0][3] == "1.00x" and all(float(r[2]) > 0 for r in rows[1:])
+    assert taichi or "taichi: not run (not installed" in text
+
+
+def test_the_taichi_peer_is_a_fluid_that_settles():
+    """The Taichi peer's dam break (position-based fluids) stays finite and in the box, and
+    after 5 s its water lies near the level the block's area gives (no gas of particles)."""
+    pytest.importorskip("taichi")
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import peer_taichi
+    import peers
+
+    side, box = peers.domain(3000)
+    p = FluidParams.game(box, box)
+    frame, positions = peer_taichi.make_stepper(peers.block(3000, p.r_l) + 1.0, box, p.r_l,
+                                                p.gravity, p.h, p.substeps)
+    for _ in range(300):
+        frame()
+    x = positions()
+    level = side * side / box
+    assert np.isfinite(x).all() and (x >= 0).all() and (x <= box).all()
+    assert (x[:, 1] > 2.0 * level).mean() < 0.02
+    assert np.percentile(x[:, 1], 50) < level
 
 
 def test_solvers_prints_every_solver_in_one_table():
