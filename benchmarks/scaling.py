@@ -1,10 +1,14 @@
 """ms/step and us/particle-step for ~6k to 200k particles with 1 and 2 numba threads.
 
     python benchmarks/scaling.py [--steps 60] [--sizes 6000,25000,100000,200000]
+                                 [--bodies 50 --body-sizes 100000]
 
 A dam break in the game preset scaled so the block holds the requested number of particles
 (a0 = 10, gamma = 5, 2 substeps per 1/60 s step, converged pressure). Prints the per-stage
-profile of the largest run. The 2-thread/1-thread ratio is measured in the same process; each
+profile of the largest run. With ``--bodies N``, a second table: a World (coupling included)
+whose pool, 8 times as wide as deep, holds the particles of ``--body-sizes`` with N crates
+(density 0.5, 40 x 40) floating on it, the floating-crates scene at scale; the crates settle
+during the warm-up. The 2-thread/1-thread ratio is measured in the same process; each
 figure is the best of ``--rounds`` replays of the same steps (``_common.py``).
 """
 
@@ -21,9 +25,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("FLUIDWORLD_THREADS", "fixed")
 
 import numba  # noqa: E402
+import numpy as np  # noqa: E402
 from _common import time_steps  # noqa: E402
 
-from fluidworld import scenes  # noqa: E402
+from fluidworld import World, scenes  # noqa: E402
 from fluidworld.fluid import FluidParams, FluidSystem  # noqa: E402
 
 
@@ -37,11 +42,60 @@ def make(n: int) -> FluidSystem:
     return fs
 
 
+class _WorldSteps:
+    """A World as ``time_steps`` drives a FluidSystem: ``step(k)`` runs k frames."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    @property
+    def profile(self) -> dict[str, float]:
+        return self.world.profile
+
+    def step(self, k: int = 1) -> None:
+        for _ in range(k):
+            self.world.step()
+
+
+def make_crates(n: int, bodies: int) -> World:
+    """A pool 8x as wide as deep holding ``n`` particles, ``bodies`` crates floating on it."""
+    depth = math.sqrt(n * 20.0 / 8.0)
+    width = math.ceil(8.0 * depth / 10.0) * 10.0
+    height = math.ceil(1.6 * depth / 10.0) * 10.0
+    w = World(width, height, params=FluidParams.game(width, height,
+                                                     max_particles=max(n, 1000) + 1000))
+    pts = w.fluid.hex_lattice(0.0, 0.0, width, height)
+    w.fluid.add_particles(pts[np.argsort(pts[:, 1], kind="stable")][:n])  # from the bottom
+    per_row = max(1, math.ceil(bodies / 2))
+    for k in range(bodies):
+        row, col = divmod(k, per_row)
+        x = (col + 0.5) * width / per_row
+        w.add_box((x, depth + 30.0 + 50.0 * row), (40.0, 40.0), density=0.5)
+    return w
+
+
+def crates_table(sizes: list[int], bodies: int, steps: int, rounds: int,
+                 threads: list[int]) -> None:
+    print(f"\nWorld with {bodies} floating crates (coupling included):")
+    print(f"{'particles':>9} {'threads':>7} {'ms/step':>8} {'us/part-step':>12} {'x vs 1 thr':>10}")
+    for n in sizes:
+        base = None
+        for t in threads:
+            numba.set_num_threads(t)
+            w = make_crates(n, bodies)
+            tm = time_steps(_WorldSteps(w), steps, warmup=60, rounds=rounds)  # type: ignore[arg-type]
+            base = base or tm.ms
+            print(f"{w.fluid.count:9d} {t:7d} {tm.ms:8.2f} {1e3 * tm.ms / w.fluid.count:12.3f} "
+                  f"{base / tm.ms:9.2f}x   rounds {tm.spread}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--sizes", default="6000,25000,100000,200000")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--bodies", type=int, default=0, help="also time a World with N crates")
+    ap.add_argument("--body-sizes", default="100000")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     max_threads = numba.config.NUMBA_NUM_THREADS
@@ -63,6 +117,9 @@ def main(argv: list[str] | None = None) -> None:
     print("\nper-stage ms/step of the last run:")
     for k, v in last_profile.items():
         print(f"  {k:16s} {v:7.3f}")
+    if args.bodies > 0:
+        crates_table([int(s) for s in args.body_sizes.split(",")], args.bodies, args.steps,
+                     args.rounds, threads)
     numba.set_num_threads(max_threads)
 
 
