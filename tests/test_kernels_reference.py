@@ -740,8 +740,8 @@ def _half_lists(sc, pos, start, s_start, s_order, k, ks, parallel=0):
     m = len(sc.s_pos)
     binning.mark_near_cells(sc.s_pos, m, 1.0 / sc.nb_h, sc.nb_nx, sc.nb_ny, near,
                             np.zeros(9 * m, np.int64), 0)
-    args = (pos, start, sc.nb_nx, sc.nb_ny, bounds, nst, work, sc.s_pos, s_start, s_order, near,
-            sc.r_l, nbr, cnt, s_nbr, s_cnt)
+    args = (pos, (start, sc.nb_nx, sc.nb_ny, bounds, nst, work), (sc.s_pos, s_start, s_order, near),
+            sc.r_l, (nbr, cnt, s_nbr, s_cnt))
     if parallel:  # any thread count gives the same lists
         nbl.build_half_lists_parallel(*args, parallel)
     else:
@@ -801,9 +801,9 @@ def test_half_lists_and_fused_passes(seed, gamma):
         p2, v2 = pos.copy(), vel.copy()
         imp, marked = np.zeros((len(sc.s_pos), 2)), np.zeros(len(sc.s_pos), bool)
         w2 = np.zeros(cap)
-        args = (p2, v2, mat, sc.mass, n, start, sc.nb_nx, bounds, nst, work, nbr, cnt, touch, nt,
-                sc.s_pos, sc.s_vel, s_nbr, s_cnt, iters, sc.r_l, dv, np.zeros((cap, 2)),
-                np.zeros((cap, 2)), w2, imp, marked)
+        args = ((p2, v2, mat, n), sc.mass, (start, sc.nb_nx, sc.nb_ny, bounds, nst, work),
+                (nbr, cnt, s_nbr, s_cnt), (sc.s_pos, sc.s_vel, touch, nt), (iters, sc.r_l, dv),
+                (np.zeros((cap, 2)), np.zeros((cap, 2)), w2), (imp, marked))
         if nthreads:
             repulsion.repulse_passes_parallel(*args, nthreads)
         else:

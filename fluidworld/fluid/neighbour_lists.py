@@ -13,6 +13,18 @@ to i and to partners at most one row up, so stripes of the same parity never wri
 particle: the even stripes run in parallel, then the odd ones. The serial kernels walk the same
 stripes in the same order, so results do not depend on the thread count (bit-identical). The
 list build and the passes share the stripes and their split between threads.
+
+The list kernels take grouped arguments (tuples; :mod:`.repulsion` passes the same ``grid`` and
+``lists``):
+
+* ``grid = (n_start, nx, ny, bounds, nstripes, row_work)``: the sorted bins (``n_start``,
+  ``nx * ny + 1``) on the ``nx`` x ``ny`` neighbour grid, the stripes' first rows ``bounds`` and
+  their number ``nstripes`` (:func:`stripe_rows`), and each row's pair count ``row_work``;
+* ``solids = (s_pos, s_start, s_order, near)``: the solid particles, their bins
+  (``binning.bin_points``) and the cells with a solid in their 3x3 block
+  (``binning.mark_near_cells``);
+* ``lists = (nbr, nbr_count, s_nbr, s_nbr_count)``: the half fluid lists and the full solid
+  lists with their counts (outputs of the build).
 """
 
 from __future__ import annotations
@@ -110,8 +122,10 @@ def _share(cum, m, nw, w):
 
 
 @njit(cache=True)
-def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff, nbr,
-                   nbr_count, s_nbr, s_nbr_count):
+def _half_list_row(cy, pos, grid, solids, cutoff, lists):
+    n_start, nx, ny, _, _, _ = grid
+    s_pos, s_start, s_order, near = solids
+    nbr, nbr_count, s_nbr, s_nbr_count = lists
     row = cy * nx
     if n_start[row] == n_start[row + nx]:
         return  # no particle in this row
@@ -173,36 +187,35 @@ def _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cuto
 
 
 @njit(cache=True)
-def build_half_lists(pos, n_start, nx, ny, bounds, nstripes, row_work, s_pos, s_start, s_order,
-                     near, cutoff, nbr, nbr_count, s_nbr, s_nbr_count):
+def build_half_lists(pos, grid, solids, cutoff, lists):
     """Half fluid lists and full solid lists within ``cutoff`` of every sorted particle (serial).
 
-    ``nbr`` (n, K) receives, for particle i, its partners j > i; ``s_nbr`` (n, Ks) all its solid
-    neighbours (looked for only in cells flagged in ``near``, see ``binning.mark_near_cells``);
-    ``*_count`` the true counts. The fluid list is written branch-free and needs a
-    spare slot: it is complete only where ``nbr_count < K`` (and ``s_nbr_count <= Ks``);
-    otherwise widen it and build again (:func:`list_stats` says). ``row_work`` (see
-    :func:`stripe_rows`) only balances the threads of the parallel variant.
+    ``grid``, ``solids``, ``lists``: see the module docstring. ``nbr`` (n, K) receives, for
+    particle i, its partners j > i; ``s_nbr`` (n, Ks) all its solid neighbours (looked for only
+    in cells flagged in ``near``, see ``binning.mark_near_cells``); ``*_count`` the true counts.
+    The fluid list is written branch-free and needs a spare slot: it is complete only where
+    ``nbr_count < K`` (and ``s_nbr_count <= Ks``); otherwise widen it and build again
+    (:func:`list_stats` says). ``row_work`` (see :func:`stripe_rows`) only balances the threads
+    of the parallel variant.
     """
+    _, _, _, bounds, nstripes, _ = grid
     for s in range(nstripes):
         for cy in range(bounds[s], bounds[s + 1]):
-            _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff, nbr,
-                           nbr_count, s_nbr, s_nbr_count)
+            _half_list_row(cy, pos, grid, solids, cutoff, lists)
 
 
 @njit(cache=True, parallel=True)
-def build_half_lists_parallel(pos, n_start, nx, ny, bounds, nstripes, row_work, s_pos, s_start,
-                              s_order, near, cutoff, nbr, nbr_count, s_nbr, s_nbr_count, nthreads):
+def build_half_lists_parallel(pos, grid, solids, cutoff, lists, nthreads):
     """:func:`build_half_lists` with each of ``nthreads`` threads taking a run of stripes of
     about equal work (particles plus the pairs of ``row_work``); identical lists."""
+    n_start, nx, _, bounds, nstripes, row_work = grid
     nw = max(nthreads, 1)
     cum = np.empty(nstripes + 1, np.int64)
     m = _stripe_work(n_start, nx, bounds, nstripes, row_work, 0, 1, cum)
     for w in prange(nw):
         for s in range(_share(cum, m, nw, w), _share(cum, m, nw, w + 1)):
             for cy in range(bounds[s], bounds[s + 1]):
-                _half_list_row(cy, pos, n_start, nx, ny, s_pos, s_start, s_order, near, cutoff,
-                               nbr, nbr_count, s_nbr, s_nbr_count)
+                _half_list_row(cy, pos, grid, solids, cutoff, lists)
 
 
 @njit(cache=True)

@@ -24,6 +24,23 @@ m_j)`` and j by ``+d 2 m_i / (m_i + m_j)``, so that momentum stays conserved bet
 masses (the equal-mass case is the plain Eq. 6); and a pair of *immiscible* materials repels out
 to a larger radius ``IMMISCIBLE_RADIUS * r_L``, which keeps their particles apart at an interface
 (an unlike neighbour costs more room than a like one, so the two phases minimise their contact).
+
+The pass kernels take grouped arguments (tuples, unpacked on their first lines):
+
+* ``fluid = (pos, vel, mat, n)``: the sorted particles and their count (as in the other stages);
+  ``mass_table`` (per material) goes beside it;
+* ``grid = (n_start, nx, ny, bounds, nstripes, row_work)`` and
+  ``lists = (nbr, nbr_count, s_nbr, s_nbr_count)``: the bins, stripes and half lists of
+  :mod:`.neighbour_lists` (the same tuples its build takes);
+* ``contacts = (s_pos, s_vel, touch, n_touch)``: the solid particles, and the fluid particles
+  with solid neighbours (``touch[:n_touch]``, from ``neighbour_lists.list_stats``);
+* ``consts = (iters, r_l, dv)``: Jacobi passes, repulsion radius, velocity change per unit
+  displacement;
+* ``scratch = (disp, inel, wsum)``: per-particle displacement, inelastic velocity change and
+  contact weight;
+* ``out = (s_impulse, s_marked)``: what the solids received;
+* ``pairs = (pair_half, pair_inv, pair_share)`` or ``None``: the multiphase tables
+  (:func:`pair_tables`).
 """
 
 from __future__ import annotations
@@ -177,9 +194,10 @@ def _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp):
 
 
 @njit(cache=True, error_model="numpy")
-def _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pair_half, pair_inv, pair_share, disp):
-    """:func:`_fluid_pass` with the multiphase tables (:func:`pair_tables`): each pair's radius
-    and its mass-weighted shares."""
+def _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pairs, disp):
+    """:func:`_fluid_pass` with the multiphase tables ``pairs`` (:func:`pair_tables`): each
+    pair's radius and its mass-weighted shares."""
+    pair_half, pair_inv, pair_share = pairs
     for i in range(np.uint64(lo), np.uint64(hi)):
         xi = pos[i, 0]
         yi = pos[i, 1]
@@ -213,11 +231,15 @@ def _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pair_half, pair_inv, pair_s
 
 
 @njit(cache=True)
-def _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count,
-                  r_l, dv, disp, inel, wsum, s_impulse, s_marked):
+def _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out):
     """Fluid-solid contacts of the particles in ``touch``: adds the Eq. 6 displacement to
     ``disp``, sets the inelastic velocity change ``inel`` and the contact weight ``wsum``, and
     adds to each solid minus the momentum it gave (paper Sec. 3.3)."""
+    pos, vel, mat, _ = fluid
+    _, _, s_nbr, s_nbr_count = lists
+    s_pos, s_vel, touch, n_touch = contacts
+    disp, inel, wsum = scratch
+    s_impulse, s_marked = out
     inv_r = 1.0 / r_l
     r_l2 = r_l * r_l
     for t in range(n_touch):
@@ -282,19 +304,23 @@ def _apply_inelastic(vel, touch, n_touch, inel):
 
 
 @njit(cache=True)
-def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, row_work, nbr,
-                   nbr_count, touch, n_touch, s_pos, s_vel, s_nbr, s_nbr_count, iters, r_l, dv,
-                   disp, inel, wsum, s_impulse, s_marked, pair_half=None, pair_inv=None,
-                   pair_share=None):
+def repulse_passes(fluid, mass_table, grid, lists, contacts, consts, scratch, out, pairs=None):
     """``iters`` Jacobi passes of Eq. 5-6 over the half lists, applied in place (serial).
 
+    The argument groups: see the module docstring.
     Each pass: fluid pairs stripe by stripe (even stripes, then odd), then the solid contacts,
     then ``pos += disp`` and ``vel += disp * dv + inel``. ``s_impulse``/``s_marked`` accumulate
     what the solids received. ``disp`` (n, 2) is scratch, left zeroed; ``inel`` (n, 2) and
     ``wsum`` (n) hold the last pass's values for the particles in ``touch``. ``row_work`` only
-    balances the threads of the parallel variant. With the ``pair_*`` tables
+    balances the threads of the parallel variant. With the ``pairs`` tables
     (:func:`pair_tables`) the fluid pairs get the multiphase pass.
     """
+    pos, vel, mat, n = fluid
+    n_start, nx, _, bounds, nstripes, _ = grid
+    nbr, nbr_count, _, _ = lists
+    _, _, touch, n_touch = contacts
+    iters, r_l, dv = consts
+    disp, inel, _ = scratch
     half = 0.5 * r_l
     inv_r = 1.0 / r_l
     for i in range(n):
@@ -305,22 +331,18 @@ def repulse_passes(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes, 
             for s in range(color, nstripes, 2):
                 lo = n_start[bounds[s] * nx]
                 hi = n_start[bounds[s + 1] * nx]
-                if pair_half is None:
+                if pairs is None:
                     _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp)
                 else:
-                    _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pair_half, pair_inv,
-                                   pair_share, disp)
-        _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
-                      s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
+                    _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pairs, disp)
+        _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out)
         _apply(0, n, pos, vel, disp, dv)
         _apply_inelastic(vel, touch, n_touch, inel)
 
 
 @njit(cache=True, parallel=True)
-def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, nstripes,
-                            row_work, nbr, nbr_count, touch, n_touch, s_pos, s_vel, s_nbr,
-                            s_nbr_count, iters, r_l, dv, disp, inel, wsum, s_impulse, s_marked,
-                            nthreads, pair_half=None, pair_inv=None, pair_share=None):
+def repulse_passes_parallel(fluid, mass_table, grid, lists, contacts, consts, scratch, out,
+                            nthreads, pairs=None):
     """:func:`repulse_passes` with the stripes of one parity in parallel; bit-identical results.
 
     Each of ``nthreads`` threads takes a run of the parity's stripes of about equal work
@@ -329,6 +351,12 @@ def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, n
     results. The solid contacts stay serial: only particles next to a solid take part, and their
     impulses scatter onto shared solid particles.
     """
+    pos, vel, mat, n = fluid
+    n_start, nx, _, bounds, nstripes, row_work = grid
+    nbr, nbr_count, _, _ = lists
+    _, _, touch, n_touch = contacts
+    iters, r_l, dv = consts
+    disp, inel, _ = scratch
     half = 0.5 * r_l
     inv_r = 1.0 / r_l
     nw = max(nthreads, 1)
@@ -354,13 +382,11 @@ def repulse_passes_parallel(pos, vel, mat, mass_table, n, n_start, nx, bounds, n
                     s = color + 2 * t
                     lo_s = n_start[bounds[s] * nx]
                     hi_s = n_start[bounds[s + 1] * nx]
-                    if pair_half is None:
+                    if pairs is None:
                         _fluid_pass(lo_s, hi_s, pos, nbr, nbr_count, half, inv_r, disp)
                     else:
-                        _fluid_pass_mp(lo_s, hi_s, pos, mat, nbr, nbr_count, pair_half,
-                                       pair_inv, pair_share, disp)
-        _contact_pass(pos, vel, mat, mass_table, touch, n_touch, s_pos, s_vel, s_nbr,
-                      s_nbr_count, r_l, dv, disp, inel, wsum, s_impulse, s_marked)
+                        _fluid_pass_mp(lo_s, hi_s, pos, mat, nbr, nbr_count, pairs, disp)
+        _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out)
         for w in prange(nw):
             _apply(lo[w], lo[w + 1], pos, vel, disp, dv)
         _apply_inelastic(vel, touch, n_touch, inel)
@@ -402,8 +428,8 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
         cnt = np.zeros(cap, np.int64)
         s_nbr = np.zeros((cap, ks), np.uint32)
         s_cnt = np.zeros(cap, np.int64)
-        args = (pos, n_start, nx, ny, bounds, nst, row_work, s_pos, s_start, s_order, near, r_l,
-                nbr, cnt, s_nbr, s_cnt)
+        args = (pos, (n_start, nx, ny, bounds, nst, row_work), (s_pos, s_start, s_order, near),
+                r_l, (nbr, cnt, s_nbr, s_cnt))
         if parallel:
             build_half_lists_parallel(*args, numba.get_num_threads())
         else:
@@ -420,8 +446,9 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
             _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr, cnt,
                         0.5 * r_l, 1.0 / r_l, disp)
     w = np.zeros(cap)
-    _contact_pass(pos, vel, np.asarray(mat, np.uint8), np.asarray(mass_table, np.float64), touch,
-                  nt, s_pos, s_vel, s_nbr, s_cnt, r_l, dv, disp, inel, w, s_impulse, s_marked)
+    _contact_pass((pos, vel, np.asarray(mat, np.uint8), n), np.asarray(mass_table, np.float64),
+                  (nbr, cnt, s_nbr, s_cnt), (s_pos, s_vel, touch, nt), r_l, dv, (disp, inel, w),
+                  (s_impulse, s_marked))
     _one_pass_result(n, disp, inel, touch, nt, dv, dvel, wsum)
     wsum[touch[:nt]] = w[touch[:nt]]
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -381,18 +382,27 @@ class FluidSystem(ParticleStore):
         if p.repulsion_iterations == 0 or n == 0:
             return
         nst, n_touch = self._build_neighbour_lists()
-        args = (self.pos, self.vel, self.mat, self._mass, n, self._nb_start, self.nb_nx,
-                self._stripes, nst, self._row_work, self._nbr, self._nbr_count, self._touch,
-                n_touch, self.solid_pos, self.solid_vel, self._s_nbr, self._s_nbr_count,
-                p.repulsion_iterations, self.r_l, p.repulsion_dv, self._disp, self._inel,
-                self._wsum, self.solid_impulse, self.solid_marked)
+        # the argument groups: see the repulsion module's docstring
+        args = ((self.pos, self.vel, self.mat, n), self._mass, self._nb_grid(nst),
+                self._nb_lists(), (self.solid_pos, self.solid_vel, self._touch, n_touch),
+                (p.repulsion_iterations, self.r_l, p.repulsion_dv),
+                (self._disp, self._inel, self._wsum), (self.solid_impulse, self.solid_marked))
         # materials of different masses or miscibility groups: the multiphase pair pass
         mp = repulsion.material_mix(self.mat, n, self._mass, self._group)
-        tables = (self._pair_half, self._pair_inv, self._pair_share) if mp else ()
+        tables = ((self._pair_half, self._pair_inv, self._pair_share),) if mp else ()
         if self.parallel_repulsion:
             repulsion.repulse_passes_parallel(*args, numba.get_num_threads(), *tables)
         else:
             repulsion.repulse_passes(*args, *tables)
+
+    def _nb_grid(self, nst: int) -> tuple[Any, ...]:
+        """The neighbour grid's bins and ``nst`` stripes, as the list and repulsion kernels take
+        them: ``(n_start, nx, ny, bounds, nstripes, row_work)``."""
+        return (self._nb_start, self.nb_nx, self.nb_ny, self._stripes, nst, self._row_work)
+
+    def _nb_lists(self) -> tuple[NDArray[Any], ...]:
+        """The neighbour lists: ``(nbr, nbr_count, s_nbr, s_nbr_count)``."""
+        return (self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
 
     def _build_neighbour_lists(self) -> tuple[int, int]:
         """Fill the half neighbour lists; widen them (and rebuild) if a particle has more
@@ -406,10 +416,9 @@ class FluidSystem(ParticleStore):
         # the build's stripes: balanced by the last substep's pairs (any cut gives the same lists)
         nst = lists.stripe_rows(self._nb_start, nx, ny, lists.N_STRIPES, self._stripes,
                                 self._row_work)
-        while True:
-            args = (self.pos, self._nb_start, nx, ny, self._stripes, nst, self._row_work,
-                    self.solid_pos, self._s_start, self._s_order, self._near, self.nb_cutoff,
-                    self._nbr, self._nbr_count, self._s_nbr, self._s_nbr_count)
+        solids = (self.solid_pos, self._s_start, self._s_order, self._near)
+        while True:  # the lists are rebuilt wider, so the groups are taken afresh each time
+            args = (self.pos, self._nb_grid(nst), solids, self.nb_cutoff, self._nb_lists())
             if self.parallel_repulsion:
                 lists.build_half_lists_parallel(*args, numba.get_num_threads())
             else:
