@@ -394,9 +394,9 @@ def kernel_srd(sc, vel, shift, signs, collide=collision.srd_collide):
     ncx, ncy = sc.nx + 1, sc.ny + 1
     nc = ncx * ncy
     v = vel.copy()
-    collide(sc.pos, v, sc.mat, sc.n, sc.mass, sc.alpha, sc.visc, sc.a0, shift[0], shift[1], ncx,
-            ncy, signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc),
-            np.zeros((nc, 2)))
+    collide((sc.pos, v, sc.mat, sc.n), (sc.mass, sc.alpha, sc.visc),
+            (sc.a0, shift[0], shift[1], ncx, ncy),
+            (signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc), np.zeros((nc, 2))))
     return v
 
 
@@ -920,9 +920,9 @@ def test_srd_collide_draws_the_signs_of_the_rows_in_use(parallel):
     results = []
     for seed, signs in ((-1, full.copy()), (77, np.zeros(nc, np.int8))):
         v = sc.vel.copy()
-        collide(pos, v, sc.mat, sc.n, sc.mass, sc.alpha, sc.visc, sc.a0, 1.0, 3.5, ncx, ncy, signs,
-                np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc), np.zeros((nc, 2)),
-                seed)
+        collide((pos, v, sc.mat, sc.n), (sc.mass, sc.alpha, sc.visc), (sc.a0, 1.0, 3.5, ncx, ncy),
+                (signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc),
+                 np.zeros((nc, 2))), seed)
         results.append((v, signs))
     assert np.array_equal(results[0][0], results[1][0])
     drawn = results[1][1]

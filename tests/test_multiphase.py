@@ -60,9 +60,9 @@ def test_srd_collision_conserves_momentum_and_energy_per_group_and_cell():
     out = []
     for collide in (collision.srd_collide, collision.srd_collide_parallel):
         v = vel.copy()
-        collide(pos, v, mat, n, mass, alpha, visc, a0, shift[0], shift[1], ncx, ncy, signs,
-                np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc), np.zeros((nc, 2)),
-                -1, None, group)
+        collide((pos, v, mat, n), (mass, alpha, visc), (a0, shift[0], shift[1], ncx, ncy),
+                (signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc),
+                 np.zeros((nc, 2))), -1, None, group)
         out.append(v)
     assert np.array_equal(out[0], out[1])
     rv = ref.srd_collide(pos, vel, mat, n, mass, alpha, visc, a0, shift[0], shift[1], ncx, ncy,

@@ -28,9 +28,9 @@ def srd_run(pos, vel, mat, mass, alpha, visc, shift, signs):
     n = len(pos)
     nc = NCX * NCY
     v = vel.copy()
-    collision.srd_collide(pos, v, mat, n, mass, alpha, visc, A0, shift[0], shift[1], NCX, NCY,
-                          signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc),
-                          np.zeros((nc, 2)))
+    collision.srd_collide((pos, v, mat, n), (mass, alpha, visc), (A0, shift[0], shift[1], NCX, NCY),
+                          (signs, np.zeros(nc), np.zeros((nc, 2)), np.zeros(nc), np.zeros(nc),
+                           np.zeros((nc, 2))))
     return v
 
 

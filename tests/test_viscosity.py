@@ -83,9 +83,9 @@ def run_kernel(pos, vel, mat, shift, h, nu=NU, max_sweeps=visc.MAX_SWEEPS, paral
         cm[:] = 1.0  # per-group sums are not the cell's: the kernel sums all particles itself
         cu0[:] = 1e3
     kernel = visc.diffuse_cell_velocities_parallel if parallel else visc.diffuse_cell_velocities
-    sweeps = kernel(pos, v, mat, len(pos), MASS, nu, groups, A0, shift[0], shift[1], NCX, NCY,
-                    h, max_sweeps, cm, cu0, np.zeros(len(pos), np.int64),
-                    *visc.cell_buffers(NCX, NCY))
+    sweeps = kernel((pos, v, mat, len(pos)), (MASS, nu, groups), (A0, shift[0], shift[1], NCX, NCY),
+                    h, max_sweeps, (cm, cu0), np.zeros(len(pos), np.int64),
+                    visc.cell_buffers(NCX, NCY))
     return v, sweeps
 
 
@@ -138,10 +138,11 @@ def test_stage_reuses_the_collision_cell_means():
         v = before.copy()
         visc.cell_means(fs.positions, before, fs.materials, fs.count, fs._mass, params.a0, sx, sy,
                         ncx, ncy, cm, cu0)
-        visc.diffuse_cell_velocities(fs.positions, v, fs.materials, fs.count, fs._mass, fs._nu,
-                                     np.zeros(4, np.uint8), params.a0, sx, sy, ncx, ncy, params.h,
-                                     visc.MAX_SWEEPS, cm, cu0, np.zeros(fs.count, np.int64),
-                                     *visc.cell_buffers(ncx, ncy))
+        visc.diffuse_cell_velocities((fs.positions, v, fs.materials, fs.count),
+                                     (fs._mass, fs._nu, np.zeros(4, np.uint8)),
+                                     (params.a0, sx, sy, ncx, ncy), params.h, visc.MAX_SWEEPS,
+                                     (cm, cu0), np.zeros(fs.count, np.int64),
+                                     visc.cell_buffers(ncx, ncy))
         assert not np.allclose(got, before)
         np.testing.assert_allclose(got, v, rtol=1e-9, atol=1e-9)
 

@@ -17,6 +17,17 @@ Immiscible materials (different ``Material.mix_group``) do not collide with each
 particles of several groups are present, each group is collided on its own (its own centre-of-mass
 velocity per cell), so momentum and energy are conserved per group and cell. Oil does not get
 water's velocity through the collision; the two meet through the cell pressure and the contacts.
+
+The kernels take grouped arguments (tuples, unpacked on their first lines; :mod:`.viscosity`
+takes the same ``fluid`` and ``grid``):
+
+* ``fluid = (pos, vel, mat, n)``: the particles and their count;
+* ``tables = (mass_table, alpha_table, visc_table)``: per-material mass, rotation angle and
+  damping ``nu``;
+* ``grid = (a0, shift_x, shift_y, ncx, ncy)``: the shifted grid (cell size, translation in
+  ``[0, a0)``, and its size: one more cell than the domain's in each direction);
+* ``cells = (signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)``: per-cell rotation sign and
+  scratch (see :func:`srd_collide`).
 """
 
 from __future__ import annotations
@@ -125,10 +136,14 @@ def _zero_cells(c0, c1, uniform, cell_m, cell_p, cell_a, cell_nu):
 
 
 @njit(cache=True)
-def _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
-                ncx, ncy, cell_m, cell_p, cell_a, cell_nu, group_table, g):
+def _accumulate(fluid, tables, grid, cells, group_table, g):
     """Mass, momentum, and mass-weighted alpha and nu of every cell (mixed materials); only the
     particles of miscibility group ``g`` (all if ``g < 0``)."""
+    pos, vel, mat, n = fluid
+    mass_table, alpha_table, visc_table = tables
+    a0, shift_x, shift_y, ncx, ncy = grid
+    _, cell_m, cell_p, cell_a, cell_nu, _ = cells
+    inv = 1.0 / a0
     for i in range(n):
         k = mat[i]
         if g >= 0 and group_table[k] != g:
@@ -157,9 +172,13 @@ def _finish_cells(c0, c1, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs):
 
 
 @njit(cache=True)
-def _accumulate_uniform(pos, vel, mat, n, mass_table, inv, shift_x, shift_y, ncx, ncy, cell_m,
-                        cell_p, cell_of):
+def _accumulate_uniform(fluid, tables, grid, cells, cell_of):
     """:func:`_accumulate` when all materials share alpha and nu; remembers each cell."""
+    pos, vel, mat, n = fluid
+    mass_table, _, _ = tables
+    a0, shift_x, shift_y, ncx, ncy = grid
+    _, cell_m, cell_p, _, _, _ = cells
+    inv = 1.0 / a0
     for i in range(n):
         c = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
         cell_of[i] = c
@@ -193,9 +212,12 @@ def _rotate_uniform(i0, i1, vel, cell_of, cell_p, signs, ca, sa, keep):
 
 
 @njit(cache=True)
-def _rotate(i0, i1, pos, vel, mat, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs,
-            group_table, g):
+def _rotate(i0, i1, fluid, grid, cells, group_table, g):
     """Eq. 3 for particles ``i0..i1`` (those of miscibility group ``g``; all if ``g < 0``)."""
+    pos, vel, mat, _ = fluid
+    a0, shift_x, shift_y, ncx, ncy = grid
+    _, _, cell_p, _, cell_nu, cell_cs = cells
+    inv = 1.0 / a0
     for i in range(np.uint64(i0), np.uint64(i1)):
         if g >= 0 and group_table[mat[i]] != g:
             continue
@@ -212,18 +234,19 @@ def _rotate(i0, i1, pos, vel, mat, inv, shift_x, shift_y, ncx, ncy, cell_p, cell
 
 
 @njit(cache=True)
-def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x, shift_y, ncx,
-                ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs, seed=-1, cell_of=None,
-                group_table=None, present=None):
+def srd_collide(fluid, tables, grid, cells, seed=-1, cell_of=None, group_table=None,
+                present=None):
     """Rotate relative velocities in every SRD cell (Eq. 3), in place.
 
     Args:
-        pos, vel, mat, n: particle arrays and count.
-        mass_table, alpha_table, visc_table: per-material mass, rotation angle, damping.
-        a0: cell size; shift_x, shift_y: grid translation in ``[0, a0)``.
-        ncx, ncy: shifted-grid size (one more than the domain's cells in each direction).
-        signs: per-cell rotation sign (+1/-1), int8, length ``ncx*ncy``.
-        cell_m, cell_a, cell_nu: scratch (``ncx*ncy``); cell_p, cell_cs: scratch (``ncx*ncy``, 2).
+        fluid: ``(pos, vel, mat, n)``, particle arrays and count.
+        tables: ``(mass_table, alpha_table, visc_table)``, per-material mass, rotation angle,
+            damping.
+        grid: ``(a0, shift_x, shift_y, ncx, ncy)``: cell size; grid translation in ``[0, a0)``;
+            shifted-grid size (one more than the domain's cells in each direction).
+        cells: ``(signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)``: per-cell rotation sign
+            (+1/-1), int8, length ``ncx*ncy``; cell_m, cell_a, cell_nu: scratch (``ncx*ncy``);
+            cell_p, cell_cs: scratch (``ncx*ncy``, 2).
         seed: if ``>= 0``, the signs of the cells in use are first drawn from it
             (:func:`random_signs`); ``-1`` uses ``signs`` as given.
         cell_of: optional int64 scratch (``n``) for each particle's cell (else allocated).
@@ -234,6 +257,10 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
     Only the rows from the lowest to the highest particle are visited; the scratch of the other
     cells is left as it was.
     """
+    pos, vel, mat, n = fluid
+    _, alpha_table, visc_table = tables
+    a0, _, shift_y, ncx, ncy = grid
+    signs, cell_m, cell_p, cell_a, cell_nu, cell_cs = cells
     inv = 1.0 / a0
     lo, hi = _y_range(pos, 0, n)
     c0, c1 = _cell_span(lo, hi, inv, shift_y, ncx, ncy)
@@ -246,8 +273,7 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
     if uniform:  # one angle and one damping for all: no per-cell cos/sin, the cells remembered
         if cell_of is None:
             cell_of = np.empty(n, np.int64)
-        _accumulate_uniform(pos, vel, mat, n, mass_table, inv, shift_x, shift_y, ncx, ncy, cell_m,
-                            cell_p, cell_of)
+        _accumulate_uniform(fluid, tables, grid, cells, cell_of)
         _mean_velocity(c0, c1, cell_m, cell_p)
         _rotate_uniform(0, n, vel, cell_of, cell_p, signs, math.cos(alpha_table[k0]),
                         math.sin(alpha_table[k0]), 1.0 - visc_table[k0])
@@ -261,19 +287,20 @@ def srd_collide(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift
         gg = g if several else -1
         if several:
             _zero_cells(c0, c1, False, cell_m, cell_p, cell_a, cell_nu)
-        _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
-                    ncx, ncy, cell_m, cell_p, cell_a, cell_nu, group_table, gg)
+        _accumulate(fluid, tables, grid, cells, group_table, gg)
         _finish_cells(c0, c1, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs)
-        _rotate(0, n, pos, vel, mat, inv, shift_x, shift_y, ncx, ncy, cell_p, cell_nu, cell_cs,
-                group_table, gg)
+        _rotate(0, n, fluid, grid, cells, group_table, gg)
 
 
 @njit(cache=True, parallel=True)
-def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, a0, shift_x,
-                         shift_y, ncx, ncy, signs, cell_m, cell_p, cell_a, cell_nu, cell_cs,
-                         seed=-1, cell_of=None, group_table=None, present=None):
+def srd_collide_parallel(fluid, tables, grid, cells, seed=-1, cell_of=None, group_table=None,
+                         present=None):
     """:func:`srd_collide` with the cell and rotation loops in parallel; bit-identical results
     (the sums into cells stay serial, in particle order)."""
+    pos, vel, mat, n = fluid
+    _, alpha_table, visc_table = tables
+    a0, _, shift_y, ncx, ncy = grid
+    signs, cell_m, cell_p, cell_a, cell_nu, cell_cs = cells
     inv = 1.0 / a0
     chunk = 8192
     nchunk = (n + chunk - 1) // chunk
@@ -297,8 +324,7 @@ def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, 
     if uniform:
         if cell_of is None:
             cell_of = np.empty(n, np.int64)
-        _accumulate_uniform(pos, vel, mat, n, mass_table, inv, shift_x, shift_y, ncx, ncy, cell_m,
-                            cell_p, cell_of)
+        _accumulate_uniform(fluid, tables, grid, cells, cell_of)
         for t in prange(ncc):
             _mean_velocity(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), cell_m, cell_p)
         ca = math.cos(alpha_table[k0])
@@ -319,11 +345,9 @@ def srd_collide_parallel(pos, vel, mat, n, mass_table, alpha_table, visc_table, 
             for t in prange(ncc):
                 _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), False, cell_m, cell_p,
                             cell_a, cell_nu)
-        _accumulate(pos, vel, mat, n, mass_table, alpha_table, visc_table, inv, shift_x, shift_y,
-                    ncx, ncy, cell_m, cell_p, cell_a, cell_nu, group_table, gg)
+        _accumulate(fluid, tables, grid, cells, group_table, gg)
         for t in prange(ncc):
             _finish_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), signs, cell_m, cell_p,
                           cell_a, cell_nu, cell_cs)
         for t in prange(nchunk):
-            _rotate(t * chunk, min(n, (t + 1) * chunk), pos, vel, mat, inv, shift_x, shift_y, ncx,
-                    ncy, cell_p, cell_nu, cell_cs, group_table, gg)
+            _rotate(t * chunk, min(n, (t + 1) * chunk), fluid, grid, cells, group_table, gg)

@@ -446,10 +446,11 @@ class FluidSystem(ParticleStore):
         ncx, ncy = self.nx + 1, self.ny + 1
         collide = collision.srd_collide_parallel if self.parallel else collision.srd_collide
         # the kernel draws the signs of the rows in use from the seed (collision.random_signs)
-        collide(self.pos, self.vel, self.mat, self.count, self._mass, self._alpha, self._visc, p.a0,
-                sx, sy, ncx, ncy, self._srd_signs, self._srd_m, self._srd_p, self._srd_a,
-                self._srd_nu, self._srd_cs, int(u[2] * 2.0**53), self._cell_of, self._group,
-                self._group_present)
+        # the argument groups: see the collision module's docstring
+        collide((self.pos, self.vel, self.mat, self.count), (self._mass, self._alpha, self._visc),
+                (p.a0, sx, sy, ncx, ncy), (self._srd_signs, self._srd_m, self._srd_p, self._srd_a,
+                                           self._srd_nu, self._srd_cs),
+                int(u[2] * 2.0**53), self._cell_of, self._group, self._group_present)
 
     def apply_viscosity(self, h: float) -> None:
         """Each material's kinematic viscosity as momentum diffusion between the cells of the
@@ -458,10 +459,11 @@ class FluidSystem(ParticleStore):
         sx, sy = self._srd_shift
         diffuse = (viscosity.diffuse_cell_velocities_parallel if self.parallel
                    else viscosity.diffuse_cell_velocities)
-        # the collision's cell masses and mean velocities (its rotation keeps them) are reused
-        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, self._nu, self._group,
-                self.params.a0, sx, sy, self.nx + 1, self.ny + 1, h, viscosity.MAX_SWEEPS,
-                self._srd_m, self._srd_p, self._cell_of, *self._visc_cells)
+        # the collision's cell masses and mean velocities (its rotation keeps them) are reused;
+        # the argument groups: see the viscosity module's docstring
+        diffuse((self.pos, self.vel, self.mat, self.count), (self._mass, self._nu, self._group),
+                (self.params.a0, sx, sy, self.nx + 1, self.ny + 1), h, viscosity.MAX_SWEEPS,
+                (self._srd_m, self._srd_p), self._cell_of, self._visc_cells)
 
     def apply_material_viscosity(self, h: float, min_nu: float = 0.0) -> None:
         """Each material's ``viscosity`` for a solver without SRD's collision (``ddr``,
@@ -484,9 +486,9 @@ class FluidSystem(ParticleStore):
             self._visc_of = np.zeros(len(self.pos), np.int64)
         diffuse = (viscosity.diffuse_cell_velocities_parallel if self.parallel
                    else viscosity.diffuse_cell_velocities)
-        diffuse(self.pos, self.vel, self.mat, self.count, self._mass, nu, self._group, p.a0,
-                sx, sy, ncx, ncy, h, viscosity.MAX_SWEEPS, self._srd_m, self._srd_p,
-                self._visc_of, *self._visc_cells)
+        diffuse((self.pos, self.vel, self.mat, self.count), (self._mass, nu, self._group),
+                (p.a0, sx, sy, ncx, ncy), h, viscosity.MAX_SWEEPS, (self._srd_m, self._srd_p),
+                self._visc_of, self._visc_cells)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (the driver:

@@ -37,6 +37,18 @@ whatever the number of sweeps, and every impulse shrinks a velocity difference b
 a large ``h`` gets at most ``max_sweeps`` sweeps and then less viscosity than asked, never
 blows up) and a fluid at rest stays at rest. Walls are free slip (the SRD fluid
 slides along them too).
+
+The kernels take grouped arguments (tuples, unpacked on their first lines; ``fluid`` and
+``grid`` as in :mod:`.collision`):
+
+* ``fluid = (pos, vel, mat, n)``: the particles and their count;
+* ``tables = (mass_table, nu_table, group_table)``: per-material mass, kinematic viscosity and
+  miscibility group;
+* ``grid = (a0, shift_x, shift_y, ncx, ncy)``: the SRD collision's shifted grid;
+* ``means = (cell_m, cell_u0)``: each cell's mass and mean velocity (inputs);
+* ``scratch = (cell_nu, cell_u, face_x, face_y, span, own_m, own_u0)``: :func:`cell_buffers`;
+* ``cells = (cell_m, cell_u0, cell_nu, cell_u, face_x, face_y, span)``: what the relaxation
+  reads and writes (internal: the kernels pick ``cell_m, cell_u0`` from ``means`` or ``own_*``).
 """
 
 from __future__ import annotations
@@ -168,14 +180,14 @@ def _row_span(cell_m, base, ncx):
 
 
 @njit(cache=True)
-def _faces(r0, r1, ncx, uniform, nu0, scale, cell_m, cell_nu, cell_u0, cell_u, face_x, face_y,
-           span):
+def _faces(r0, r1, ncx, uniform, nu0, scale, cells):
     """Per row of r0..r1: ``span[r]``, its first and one past its last occupied column (the
     sweeps skip the rest); the mean velocities of that span copied into ``cell_u``; and the
     shares of the faces to the right (``face_x[c]``) and above (``face_y[c]``) of its cells:
     ``(kappa M_d, kappa M_c) / (M_c + M_d)``, the fractions of the velocity difference that one
     relaxation moves c and d by, ``kappa = min(scale nu_f, 1)``. With ``uniform`` every occupied
     cell has ``nu0`` (one ``kappa``, ``cell_nu`` not read)."""
+    cell_m, cell_u0, cell_nu, cell_u, face_x, face_y, span = cells
     one = np.uint64(1)
     up_step = np.uint64(ncx)
     kappa0 = min(scale * nu0, 1.0)
@@ -267,45 +279,51 @@ def _apply(i0, i1, vel, cell_of, cell_u, cell_u0):
 
 
 @njit(cache=True)
-def _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0, cell_nu, cell_u,
-                 face_x, face_y, span):
+def _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells):
     """Copy the mean velocities of rows r0..r1 into ``cell_u`` and relax them; returns the
     sweeps."""
+    _, _, _, cell_u, face_x, face_y, span = cells
     # x of the stiffest face over the whole substep (harmonic means never exceed the top nu)
     x_top = 2.0 * h * inv * inv * top
     sweeps = min(max(int(math.ceil(x_top / X_MAX)), 1), max_sweeps)
-    _faces(r0, r1, ncx, uniform, top, 2.0 * h * inv * inv / sweeps, cell_m, cell_nu, cell_u0,
-           cell_u, face_x, face_y, span)
+    _faces(r0, r1, ncx, uniform, top, 2.0 * h * inv * inv / sweeps, cells)
     for _ in range(sweeps):
         _sweep(r0, r1, ncx, face_x, face_y, cell_u, span)
     return sweeps
 
 
 @njit(cache=True)
-def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, group_table, a0, shift_x,
-                            shift_y, ncx, ncy, h, max_sweeps, cell_m, cell_u0, cell_of, cell_nu,
-                            cell_u, face_x, face_y, span, own_m, own_u0):
+def diffuse_cell_velocities(fluid, tables, grid, h, max_sweeps, means, cell_of, scratch):
     """Momentum diffusion with each material's kinematic viscosity ``nu``, in place.
 
     Args:
-        pos, vel, mat, n: particle arrays and count.
-        mass_table, nu_table, group_table: per-material particle mass, kinematic viscosity
-            and miscibility group (uint8).
-        a0: cell size; shift_x, shift_y: grid translation in ``[0, a0)`` (the SRD collision's).
-        ncx, ncy: shifted-grid size (one more than the domain's cells in each direction).
+        fluid: ``(pos, vel, mat, n)``, particle arrays and count.
+        tables: ``(mass_table, nu_table, group_table)``, per-material particle mass, kinematic
+            viscosity and miscibility group (uint8).
+        grid: ``(a0, shift_x, shift_y, ncx, ncy)``: cell size; grid translation in ``[0, a0)``
+            (the SRD collision's); shifted-grid size (one more than the domain's cells in each
+            direction).
         h: substep length; max_sweeps: cap on relaxation sweeps (>= 1).
-        cell_m, cell_u0: inputs, each cell's mass and mean velocity on that grid (``ncx*ncy`` and
-            ``(ncx*ncy, 2)``) for the rows between the lowest and the highest particle: what
-            ``collision.srd_collide`` leaves in its ``cell_m`` and ``cell_p`` (the rotation
-            keeps every cell's mean velocity); :func:`cell_means` computes them otherwise. Read
-            only when all particles share one miscibility group (else the collision's sums are
-            per group and the kernel sums the cells itself into ``own_m``, ``own_u0``).
-        cell_of: int64 scratch (>= n); cell_nu, own_m: scratch (``ncx*ncy``); cell_u, face_x,
-            face_y, own_u0: scratch (``ncx*ncy``, 2); span: int64 scratch (``ncy``, 2).
+        means: ``(cell_m, cell_u0)``, inputs, each cell's mass and mean velocity on that grid
+            (``ncx*ncy`` and ``(ncx*ncy, 2)``) for the rows between the lowest and the highest
+            particle: what ``collision.srd_collide`` leaves in its ``cell_m`` and ``cell_p``
+            (the rotation keeps every cell's mean velocity); :func:`cell_means` computes them
+            otherwise. Read only when all particles share one miscibility group (else the
+            collision's sums are per group and the kernel sums the cells itself into
+            ``own_m``, ``own_u0``).
+        cell_of: int64 scratch (>= n).
+        scratch: ``(cell_nu, cell_u, face_x, face_y, span, own_m, own_u0)``
+            (:func:`cell_buffers`): cell_nu, own_m: ``ncx*ncy``; cell_u, face_x, face_y,
+            own_u0: (``ncx*ncy``, 2); span: int64 (``ncy``, 2).
 
     Returns:
         The number of sweeps run (0 when no particle is viscous: nothing is touched).
     """
+    pos, vel, mat, n = fluid
+    mass_table, nu_table, group_table = tables
+    a0, shift_x, shift_y, ncx, ncy = grid
+    cell_m, cell_u0 = means
+    cell_nu, cell_u, face_x, face_y, span, own_m, own_u0 = scratch
     if n == 0 or not _any_viscous(mat, n, nu_table):
         return 0
     inv = 1.0 / a0
@@ -320,19 +338,22 @@ def diffuse_cell_velocities(pos, vel, mat, n, mass_table, nu_table, group_table,
         _deposit(vel, mat, n, mass_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_u0)
     if not uniform:
         _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
-    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
-                          cell_nu, cell_u, face_x, face_y, span)
+    cells = (cell_m, cell_u0, cell_nu, cell_u, face_x, face_y, span)
+    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells)
     _apply(0, n, vel, cell_of, cell_u, cell_u0)
     return sweeps
 
 
 @njit(cache=True, parallel=True)
-def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, group_table, a0,
-                                     shift_x, shift_y, ncx, ncy, h, max_sweeps, cell_m, cell_u0,
-                                     cell_of, cell_nu, cell_u, face_x, face_y, span, own_m,
-                                     own_u0):
+def diffuse_cell_velocities_parallel(fluid, tables, grid, h, max_sweeps, means, cell_of,
+                                     scratch):
     """:func:`diffuse_cell_velocities` with the per-particle loops over chunks in parallel;
     bit-identical (the sums into cells and the sweeps stay serial)."""
+    pos, vel, mat, n = fluid
+    mass_table, nu_table, group_table = tables
+    a0, shift_x, shift_y, ncx, ncy = grid
+    cell_m, cell_u0 = means
+    cell_nu, cell_u, face_x, face_y, span, own_m, own_u0 = scratch
     if n == 0 or not _any_viscous(mat, n, nu_table):
         return 0
     inv = 1.0 / a0
@@ -363,8 +384,8 @@ def diffuse_cell_velocities_parallel(pos, vel, mat, n, mass_table, nu_table, gro
         _deposit(vel, mat, n, mass_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_u0)
     if not uniform:
         _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
-    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cell_m, cell_u0,
-                          cell_nu, cell_u, face_x, face_y, span)
+    cells = (cell_m, cell_u0, cell_nu, cell_u, face_x, face_y, span)
+    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells)
     for t in prange(nchunk):
         _apply(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, cell_u, cell_u0)
     return sweeps
@@ -390,8 +411,8 @@ def cell_means(pos, vel, mat, n, mass_table, a0, shift_x, shift_y, ncx, ncy, cel
 
 
 def cell_buffers(ncx: int, ncy: int) -> tuple[np.ndarray, ...]:
-    """Scratch for :func:`diffuse_cell_velocities` on an ``ncx`` x ``ncy`` grid (the arguments
-    after ``cell_of``): ``(cell_nu, cell_u, face_x, face_y, span, own_m, own_u0)``."""
+    """Scratch for :func:`diffuse_cell_velocities` on an ``ncx`` x ``ncy`` grid (its ``scratch``
+    group): ``(cell_nu, cell_u, face_x, face_y, span, own_m, own_u0)``."""
     ncell = ncx * ncy
     return (np.zeros(ncell), np.zeros((ncell, 2)), np.zeros((ncell, 2)), np.zeros((ncell, 2)),
             np.zeros((ncy, 2), np.int64), np.zeros(ncell), np.zeros((ncell, 2)))
