@@ -129,8 +129,8 @@ def kernel_sort(sc: Scene):
     start = np.full(ncell + 1, -7, np.int64)
     cell_of = np.zeros(cap, np.int64)
     keep = np.full((cap, 2), np.nan)  # the start positions the sort keeps for containment
-    binning.sort_particles(sc.pos, sc.vel, sc.mat, sc.n, 1.0 / sc.nb_h, sc.nb_nx, sc.nb_ny,
-                           pos2, vel2, mat2, start, cell_of, np.array([0, ncell - 1, -1]), keep)
+    binning.sort_particles((sc.pos, sc.vel, sc.mat, sc.n), 1.0 / sc.nb_h, sc.nb_nx, sc.nb_ny,
+                           (pos2, vel2, mat2), start, cell_of, np.array([0, ncell - 1, -1]), keep)
     np.testing.assert_array_equal(keep[: sc.n], pos2[: sc.n])
     assert np.isnan(keep[sc.n:]).all()
     return pos2, vel2, mat2, start, cell_of
@@ -186,7 +186,7 @@ def test_sort_particles_reuses_its_span_exactly():
         pos[:n] = rng.uniform([0.0, y0], [nx * h, y1], (n, 2))
         vel = rng.normal(0.0, 1.0, (cap, 2))
         mat = rng.integers(0, 3, cap).astype(np.uint8)
-        binning.sort_particles(pos, vel, mat, n, 1.0 / h, nx, ny, pos2, vel2, mat2, start,
+        binning.sort_particles((pos, vel, mat, n), 1.0 / h, nx, ny, (pos2, vel2, mat2), start,
                                cell_of, span, keep)
         if len(keep):
             np.testing.assert_array_equal(keep[:n], pos2[:n])

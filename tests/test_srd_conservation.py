@@ -173,7 +173,7 @@ def contact_scene(seed, one_material=False):
     ncell = nb_nx * nb_ny
     p2, v2, m2 = np.zeros((n, 2)), np.zeros((n, 2)), np.zeros(n, np.uint8)
     start = np.zeros(ncell + 1, np.int64)
-    binning.sort_particles(pos, vel, mat, n, 1.0 / nb_h, nb_nx, nb_ny, p2, v2, m2, start,
+    binning.sort_particles((pos, vel, mat, n), 1.0 / nb_h, nb_nx, nb_ny, (p2, v2, m2), start,
                            np.zeros(n, np.int64), np.array([0, ncell - 1, -1]), np.zeros((0, 2)))
     s_start = np.zeros(ncell + 1, np.int64)
     s_order = np.zeros(len(s_pos), np.int64)

@@ -5,6 +5,9 @@ advection every particle outside ``[0, width] x [0, height]`` is put back inside
 mirrored with its normal velocity scaled by ``-restitution`` ("bounce"), or clamped with its
 velocity scaled by ``1 - adhesion`` ("adhere") -- per material. Non-finite velocities (which only
 bad user input can create) are zeroed so that one bad particle cannot spread NaN.
+
+The range kernel groups the containment box ``box = (lo_x, hi_x, lo_y, hi_y)`` and the materials'
+wall response ``walls = (bounce_table, rest_table, keep_table)``.
 """
 
 from __future__ import annotations
@@ -44,8 +47,9 @@ def _contain_axis(x, v, lo, hi, bounce, rest):
 
 
 @njit(cache=True)
-def _advect_range(i0, i1, pos, vel, mat, h, lo_x, hi_x, lo_y, hi_y, bounce_table, rest_table,
-                  keep_table):
+def _advect_range(i0, i1, pos, vel, mat, h, box, walls):
+    lo_x, hi_x, lo_y, hi_y = box
+    bounce_table, rest_table, keep_table = walls
     put_back = 0
     for i in range(np.uint64(i0), np.uint64(i1)):  # unsigned: no wrap-around per access
         vx = vel[i, 0]
@@ -78,8 +82,8 @@ def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table,
 
     Returns the number of particles that had to be put back.
     """
-    return _advect_range(0, n, pos, vel, mat, h, margin, width - margin, margin, height - margin,
-                         bounce_table, rest_table, keep_table)
+    return _advect_range(0, n, pos, vel, mat, h, (margin, width - margin, margin, height - margin),
+                         (bounce_table, rest_table, keep_table))
 
 
 @njit(cache=True, parallel=True)
@@ -87,11 +91,12 @@ def advect_and_contain_parallel(pos, vel, mat, n, h, width, height, margin, boun
                                 rest_table, keep_table):
     """:func:`advect_and_contain` over particle chunks in parallel; identical results."""
     chunk = 8192
+    box = (margin, width - margin, margin, height - margin)
+    walls = (bounce_table, rest_table, keep_table)
     put_back = 0
     for t in prange((n + chunk - 1) // chunk):
-        put_back += _advect_range(t * chunk, min(n, (t + 1) * chunk), pos, vel, mat, h, margin,
-                                  width - margin, margin, height - margin, bounce_table,
-                                  rest_table, keep_table)
+        put_back += _advect_range(t * chunk, min(n, (t + 1) * chunk), pos, vel, mat, h, box,
+                                  walls)
     return put_back
 
 

@@ -3,6 +3,9 @@
 The neighbour grid has cells of size ``r_L`` (the 3x3 block around a particle holds every
 neighbour within ``r_L``). Sorting the particle arrays themselves (not an index) makes every
 later neighbour loop read memory in order; DESIGN.md measured 2-3.5x over the paper's a0 search.
+
+:func:`sort_particles` takes the particles as ``fluid = (pos, vel, mat, n)`` (as the other stages
+do) and its sorted copies as ``out = (pos_out, vel_out, mat_out)``.
 """
 
 from __future__ import annotations
@@ -29,11 +32,9 @@ def _cell_index(x: float, y: float, inv_h: float, nx: int, ny: int) -> int:
 
 
 @njit(cache=True)
-def sort_particles(
-    pos, vel, mat, n, inv_h, nx, ny, pos_out, vel_out, mat_out, cell_start, cell_of, span,
-    keep_pos
-):
-    """Counting sort of the first ``n`` particles by cell; writes the sorted copies to ``*_out``.
+def sort_particles(fluid, inv_h, nx, ny, out, cell_start, cell_of, span, keep_pos):
+    """Counting sort of the first ``n`` particles of ``fluid = (pos, vel, mat, n)`` by cell;
+    writes the sorted copies to ``out = (pos_out, vel_out, mat_out)``.
 
     If ``keep_pos`` holds at least ``n`` rows, the sorted positions are written there too (the
     substep's start positions, kept for the coupling layer's containment); pass an empty
@@ -48,6 +49,8 @@ def sort_particles(
     that were occupied then but lie outside the new span are reset, so the result is always the
     full prefix array. Pass ``(0, nx*ny - 1, -1)`` for a ``cell_start`` of unknown content.
     """
+    pos, vel, mat, n = fluid
+    pos_out, vel_out, mat_out = out
     ncell = nx * ny
     lo = ncell
     hi = -1

@@ -355,9 +355,10 @@ class FluidSystem(ParticleStore):
         n = self.count
         inv = 1.0 / self.nb_h
         keep = self.keep_start_positions
-        binning.sort_particles(self.pos, self.vel, self.mat, n, inv, self.nb_nx, self.nb_ny,
-                               self._pos2, self._vel2, self._mat2, self._nb_start, self._cell_of,
-                               self._nb_span, self._start_pos if keep else self._start_pos[:0])
+        binning.sort_particles((self.pos, self.vel, self.mat, n), inv, self.nb_nx, self.nb_ny,
+                               (self._pos2, self._vel2, self._mat2), self._nb_start,
+                               self._cell_of, self._nb_span,
+                               self._start_pos if keep else self._start_pos[:0])
         self.start_count = n if keep else -1
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
