@@ -8,6 +8,20 @@ squeezed between a moving body and a wall leaves the body sideways. Split from
 :mod:`fluidworld.coupling.kernels` (the exchange), which re-exports :func:`shape_bounds` and
 :func:`contain_particles`; the one-particle, one-shape tests are in
 :mod:`fluidworld.coupling.shapetests`.
+
+The kernels take the coupling's grouped arrays (tuples, unpacked on the kernels' first lines;
+the layouts are those of :mod:`fluidworld.coupling.kernels`, which documents them):
+
+* ``fluid``: ``(pos, vel, mat, n, start_pos, cell_of)``, the particles;
+* ``mats``: ``(mass, bounce, rest, keep, rho)``, per-material tables;
+* ``shapes``: ``(kind, vstart, verts, radius, thick, body, box, active, wall, vlocal, vowner,
+  vvel)``, the posed shapes (``box`` grown by the margin, ``wall`` scratch);
+* ``bodies``: ``(state, dynamic, levels, kick_levels, box, prof, out_j, out_tau,
+  submerged)``, per-body state and impulse accumulators;
+* ``bins``: ``(nb_start, inv_nb, nb_nx, nb_ny)``, the fluid's neighbour grid;
+* ``scratch`` (containment's own): ``(hits, hit_flag, anchor)``;
+* ``params`` (containment's own): ``(use_old, h_body, width, height, eps, margin, reach,
+  rounds)``.
 """
 
 from __future__ import annotations
@@ -66,9 +80,11 @@ def _origin(p, b, px, py, anchor_x, anchor_y, h_body, state):
 
 
 @njit(cache=True)
-def _hit_shape(px, py, ox, oy, q, kind, vstart, verts, radius, thick, eps, box, margin):
+def _hit_shape(px, py, ox, oy, q, shapes, eps, margin):
     """Test one particle (now at ``p``, from ``o``) against shape ``q``: inside it (pushed out)
     or swept right through it (put back where it entered). ``box`` is grown by ``margin``."""
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
     x0 = box[q, 0] + margin
     y0 = box[q, 1] + margin
     x1 = box[q, 2] - margin
@@ -91,10 +107,12 @@ def _hit_shape(px, py, ox, oy, q, kind, vstart, verts, radius, thick, eps, box, 
 
 
 @njit(cache=True, inline="always")
-def _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table, rest_table,
-                     keep_table, state, out_j, out_tau):
+def _settle_velocity(p, b, px, py, nrx, nry, fluid, mats, bodies):
     """Remove (bounce/adhere) the particle's velocity into a surface of body ``b`` with outward
     normal ``n`` at ``p``; the momentum change goes to the body."""
+    pos, vel, mat, n, start_pos, cell_of = fluid
+    mass_table, bounce_table, rest_table, keep_table, rho_table = mats
+    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     w = state[b, 6]
     rx = px - state[b, 7]
     ry = py - state[b, 8]
@@ -127,9 +145,11 @@ def _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
 
 
 @njit(cache=True)
-def _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box, margin, skip=-1):
+def _first_wall(ax, ay, px, py, shapes, margin, skip=-1):
     """The first wall barrier that the move a -> p passes (-1 if none), where and its normal;
     shape ``skip`` is not looked at."""
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
     best = 2.0
     hit_q = -1
     bnx = bny = 0.0
@@ -150,42 +170,41 @@ def _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box, margin, 
 
 
 @njit(cache=True)
-def _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table, keep_table,
-                 eps, kind, vstart, verts, radius, wall, shape_body, box, margin, state, out_j,
-                 out_tau):
+def _guard_walls(p, ax, ay, fluid, mats, shapes, bodies, eps, margin):
     """Hold the walls: if the particle's whole move from ``a`` (where it was on the right side
     of every wall) passes a wall, it stops ``eps`` short of the first one, off the barrier on
     ``a``'s side, and loses its velocity into that wall; if even that point is past a wall
     (a tight corner), it goes back to ``a``. Returns whether it was moved."""
+    pos, vel, mat, n, start_pos, cell_of = fluid
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
     px = pos[p, 0]
     py = pos[p, 1]
-    q, t, nx_, ny_ = _first_wall(ax, ay, px, py, kind, vstart, verts, radius, wall, box,
-                                 margin)
+    q, t, nx_, ny_ = _first_wall(ax, ay, px, py, shapes, margin)
     if q < 0:
         return False
     cx = ax + t * (px - ax) + eps * nx_
     cy = ay + t * (py - ay) + eps * ny_
-    q2, _, _, _ = _first_wall(ax, ay, cx, cy, kind, vstart, verts, radius, wall, box, margin)
+    q2, _, _, _ = _first_wall(ax, ay, cx, cy, shapes, margin)
     if q2 >= 0:
         cx = ax
         cy = ay
     pos[p, 0] = cx
     pos[p, 1] = cy
-    _settle_velocity(p, shape_body[q], cx, cy, nx_, ny_, vel, mat, mass_table, bounce_table,
-                     rest_table, keep_table, state, out_j, out_tau)
+    _settle_velocity(p, shape_body[q], cx, cy, nx_, ny_, fluid, mats, bodies)
     return True
 
 
 @njit(cache=True)
-def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps, hi_x, hi_y,
-             others, shape_body, own, skip):
+def _blocked(px, py, bx, by, shapes, eps, margin, hi_x, hi_y, own, skip):
     """Whether the move p -> b passes a wall, ends inside one or inside another body's shape
-    (``others``: the shapes of moving bodies, those of body ``own`` left out), or leaves
+    (``others``: the ``active`` shapes, those of body ``own`` left out), or leaves
     ``[eps, hi]``; shape ``skip`` (the one the particle leaves) is not looked at."""
+    kind, vstart, verts, radius, thick, shape_body, box, others, wall, vlocal, vowner, vvel = (
+        shapes)
     if bx < eps or by < eps or bx > hi_x or by > hi_y:
         return True
-    w, _, _, _ = _first_wall(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
-                             skip)
+    w, _, _, _ = _first_wall(px, py, bx, by, shapes, margin, skip)
     if w >= 0:
         return True
     for q in range(kind.shape[0]):
@@ -202,13 +221,14 @@ def _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps
 
 
 @njit(cache=True)
-def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, hi_x, hi_y,
-               others, shape_body):
+def _free_exit(px, py, q, shapes, eps, margin, hi_x, hi_y):
     """Out of shape ``q`` by a way not blocked by a wall or another body's shape
     (:func:`_blocked`): a polygon through its shallowest such edge, a circle at the nearest such
     point of its surface, so that a particle squeezed between a body and a wall, or between
     two bodies, leaves sideways. Returns (True, point, normal), or False where every way out is
     blocked (or the shape is a capsule)."""
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
     own = -1 if wall[q] else shape_body[q]  # walls: only the shape itself is left out
     if kind[q] == 0:  # a circle: the nearest free point of its surface, 7.5 degrees apart
         cx = verts[vstart[q], 0]
@@ -222,8 +242,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
                 ny_ = math.sin(a)
                 bx = cx + rr * nx_
                 by = cy + rr * ny_
-                if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin,
-                                eps, hi_x, hi_y, others, shape_body, own, q):
+                if not _blocked(px, py, bx, by, shapes, eps, margin, hi_x, hi_y, own, q):
                     return True, bx, by, nx_, ny_
         return False, px, py, 0.0, 0.0
     if kind[q] != 2:
@@ -250,8 +269,7 @@ def _free_exit(px, py, q, kind, vstart, verts, radius, eps, wall, box, margin, h
         if best <= -1e300:
             break
         tried = best
-        if not _blocked(px, py, bx, by, kind, vstart, verts, radius, wall, box, margin, eps,
-                        hi_x, hi_y, others, shape_body, own, q):
+        if not _blocked(px, py, bx, by, shapes, eps, margin, hi_x, hi_y, own, q):
             return True, bx, by, bnx, bny
     return False, px, py, 0.0, 0.0
 
@@ -267,11 +285,7 @@ def _search_grow(q, b, grow, h_body, box, state):
 
 
 @njit(cache=True)
-def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bounce_table,
-                      rest_table, keep_table, width, height, eps, kind, vstart, verts, radius,
-                      thick, shape_body, box, margin, reach, active, dynamic, wall, nb_start,
-                      inv_nb,
-                      nb_nx, nb_ny, state, out_j, out_tau, hits, hit_flag, anchor, rounds):
+def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
     """Geometric containment: project fluid particles out of every shape they are inside, and
     never let one past a wall.
 
@@ -304,7 +318,16 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
     :func:`_guard_walls` makes sure that the move from the anchor passes no wall. Returns
     ``(pushes, particles moved, largest coordinate distance of a moved particle from old_pos)``
     (the last 0 unless ``use_old``).
+
+    The groups are those of the module docstring (``old_pos`` is ``fluid``'s ``start_pos``).
     """
+    pos, vel, mat, n, old_pos, cell_of = fluid
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
+    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
+    nb_start, inv_nb, nb_nx, nb_ny = bins
+    hits, hit_flag, anchor = scratch
+    use_old, h_body, width, height, eps, margin, reach, rounds = params
     moved = 0
     nh = 0
     lo_x = eps
@@ -383,8 +406,7 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                     py = min(max(nyp, lo_y), hi_y)
                     pos[p, 0] = px
                     pos[p, 1] = py
-                    _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
-                                     rest_table, keep_table, state, out_j, out_tau)
+                    _settle_velocity(p, b, px, py, nrx, nry, fluid, mats, bodies)
     for k in range(nh):
         p = hits[k]
         hit_flag[p] = 0
@@ -404,20 +426,18 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                             or py > box[q, 3] + gq):
                         continue  # as in pass 1: too far from this shape
                     ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
-                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, kind, vstart, verts,
-                                                         radius, thick, eps, box, margin)
+                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, shapes, eps,
+                                                         margin)
                     if not hit:
                         continue
                     # out of a moving body, not into a wall or another body; out of a wall,
                     # not out of the domain (a wall put onto water against the domain's side)
                     out = nxp < lo_x or nxp > hi_x or nyp < lo_y or nyp > hi_y
                     if not wall[q] or out:
-                        if _blocked(px, py, nxp, nyp, kind, vstart, verts, radius, wall, box,
-                                    margin, eps, hi_x, hi_y, active, shape_body,
+                        if _blocked(px, py, nxp, nyp, shapes, eps, margin, hi_x, hi_y,
                                     -1 if wall[q] else b, q):
-                            ok, fx, fy, fnx, fny = _free_exit(px, py, q, kind, vstart, verts,
-                                                              radius, eps, wall, box, margin,
-                                                              hi_x, hi_y, active, shape_body)
+                            ok, fx, fy, fnx, fny = _free_exit(px, py, q, shapes, eps, margin,
+                                                              hi_x, hi_y)
                             if ok:
                                 nxp, nyp, nrx, nry = fx, fy, fnx, fny
                     moved += 1
@@ -426,11 +446,8 @@ def contain_particles(pos, vel, mat, n, old_pos, use_old, h_body, mass_table, bo
                     py = min(max(nyp, lo_y), hi_y)
                     pos[p, 0] = px
                     pos[p, 1] = py
-                    _settle_velocity(p, b, px, py, nrx, nry, vel, mat, mass_table, bounce_table,
-                                     rest_table, keep_table, state, out_j, out_tau)
-            if _guard_walls(p, ax, ay, pos, vel, mat, mass_table, bounce_table, rest_table,
-                            keep_table, eps, kind, vstart, verts, radius, wall, shape_body, box,
-                            margin, state, out_j, out_tau):
+                    _settle_velocity(p, b, px, py, nrx, nry, fluid, mats, bodies)
+            if _guard_walls(p, ax, ay, fluid, mats, shapes, bodies, eps, margin):
                 moved += 1
                 again = True
             if not again:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pymunk
@@ -283,6 +283,18 @@ class Coupler(BodyIO):
         self._inv_moment = np.zeros(nb)
         self._cog_local = np.zeros((nb, 2))  # each body's centre of gravity, body frame
         self._raw = np.zeros((nb, 6))
+        # the kernels' groups of our own arrays (layouts: see .kernels), made with the arrays
+        self._interior = (self._in_local, self._in_owner, self._in_area, self._in_pos,
+                          self._in_vel, self._cover_area)
+        self._surface = (self._surf_local, self._surf_normal, self._surf_len, self._surf_owner)
+        self._shapes = (self._shape_kind, self._shape_vstart, self._shape_verts,
+                        self._shape_radius, self._shape_thick, self._shape_body, self._shape_box,
+                        self._shape_active, self._shape_wall, self._shape_vlocal,
+                        self._shape_vowner, self._shape_vvel)
+        self._bodies = (self.state, self.dynamic, self.levels, self._kick_levels, self.body_box,
+                        self.density_profile, self.impulse, self.angular_impulse,
+                        self.submerged_area)
+        self._group_scratch()
         self._bind_bodies()
         self._batch_vel = np.zeros((0, 3))
         # the fluid's solid arrays: walls first, then our outline particles
@@ -291,6 +303,39 @@ class Coupler(BodyIO):
                           self._out_owner.astype(np.int32))
         self._n_wall = len(f.solid_pos) - len(self._out_local)
         self._dirty = False
+
+    def _group_scratch(self) -> None:
+        """The stages' scratch groups (see :func:`.kernels.exchange_impulses` and
+        :func:`.containment.contain_particles`), made again whenever one of them grows."""
+        self._exchange_scratch = (self._tops, self._cell_imp, self._cell_mass, self._touched,
+                                  self._cell_rho, self._cell_n, self._prof_sum, self._prof_n)
+        self._contain_scratch = (self._hits, self._hit_flag, self._anchor)
+
+    # the kernels' groups of the fluid's arrays (layouts: see .kernels), made per call: the
+    # fluid reallocates them as it grows and when its solids are set
+    def _fluid_group(self) -> tuple[Any, ...]:
+        f = self.fluid
+        return (f.pos, f.vel, f.mat, f.count, f._start_pos, f._cell_of)
+
+    def _mats_group(self) -> tuple[Any, ...]:
+        f = self.fluid
+        return (f._mass, f._bounce, f._rest, f._keep, self._rho_table)
+
+    def _cells_group(self) -> tuple[Any, ...]:
+        f = self.fluid
+        return (f.cell_count, f.cell_velocity, f.cell_grad, f.solid_fraction,
+                f.solid_cell_velocity)
+
+    def _bins_group(self) -> tuple[Any, ...]:
+        f = self.fluid
+        return (f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny)
+
+    def _outline_group(self) -> tuple[Any, ...]:
+        """Our outline's solid particles: theirs in the fluid's solid arrays after the walls."""
+        f = self.fluid
+        nw = self._n_wall
+        return (self._out_local, self._out_owner, self._out_normal, f.solid_pos[nw:],
+                f.solid_vel[nw:], f.solid_impulse[nw:])
 
     # ------------------------------------------------------------------ per substep
     def sync(self, h: float | None = None, full: bool = True) -> None:
@@ -413,14 +458,12 @@ class Coupler(BodyIO):
             self._hits = np.zeros(cap, np.int64)
             self._hit_flag = np.zeros(cap, np.uint8)
             self._anchor = np.zeros((cap, 2))
+            self._group_scratch()
+        params = (use_old, h_body, p.width, p.height, self.params.containment_eps * self.a0,
+                  self._margin, reach, _CONTAIN_ROUNDS)
         moved, self.hit_count, far = C.contain_particles(
-            f.pos, f.vel, f.mat, n, f._start_pos, use_old, h_body, f._mass, f._bounce,
-            f._rest, f._keep, p.width, p.height, self.params.containment_eps * self.a0,
-            self._shape_kind, self._shape_vstart, self._shape_verts, self._shape_radius,
-            self._shape_thick, self._shape_body, self._shape_box, self._margin, reach,
-            self._shape_active, self.dynamic, self._shape_wall,
-            f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, self.state, self.impulse,
-            self.angular_impulse, self._hits, self._hit_flag, self._anchor, _CONTAIN_ROUNDS)
+            self._fluid_group(), self._mats_group(), self._shapes, self._bodies,
+            self._bins_group(), self._contain_scratch, params)
         self.contained = int(moved)
         if use_old:  # pushes moved some particles further: settle has to reach them too
             self._moved_since_bin = max(self._moved_since_bin, float(far))
