@@ -215,25 +215,26 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
                 "cn": np.zeros_like(c._cell_n), "psum": np.zeros_like(c._prof_sum),
                 "pn": np.zeros_like(c._prof_n)}
 
+    def bodies(d: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+        return (c.state, c.dynamic, d["levels"], c._kick_levels, d["box"], d["prof"], d["J"],
+                d["tau"], d["sub"])
+
+    cells = c._cells_group()
     a = fresh()
+    params = (f.params.gamma, c.a0, half_layer, c.spacing_interior, True, unit, c._kick[0],
+              c._kick[1], measure, c._col_w, near, far, 0.5, True, -gy * h,
+              prm.drag * layer * h, m1, 2.0 * c.a0, 0.0)
     vmax_a = K.exchange_impulses(
-        f.pos, a["vel"], f.mat, f.count, f._mass, f._cell_of, f.cell_count, f.cell_velocity,
-        f.cell_grad, f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0, half_layer,
-        f.solid_pos[nw:], f.solid_vel[nw:], f.solid_impulse[nw:], c._out_owner, c._in_pos,
-        c._in_area, c._in_owner, c.state, c.dynamic, c._kick_levels, c.spacing_interior, True,
-        unit, c._kick[0], c._kick[1], measure, c._col_w, near, far, 0.5, True, -gy * h,
-        prm.drag * layer * h, m1, -1.0, a["box"], a["tops"],
-        a["levels"], a["J"], a["tau"], a["sub"], a["cimp"], a["cmass"], a["touched"],
-        f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny, 2.0 * c.a0, c._surf_local,
-        c._surf_normal, c._surf_len, c._surf_owner, c._rho_table, 0.0, a["crho"], a["cn"],
-        a["prof"], a["psum"], a["pn"], c._out_normal)
+        (f.pos, a["vel"], f.mat, f.count, f._start_pos, f._cell_of), c._mats_group(), cells,
+        c._bins_group(), bodies(a), c._outline_group(), c._interior, c._surface,
+        (a["tops"], a["cimp"], a["cmass"], a["touched"], a["crho"], a["cn"], a["psum"], a["pn"]),
+        params, -1.0)
 
     b = fresh()
     sum_contact_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_normal, c._out_owner,
                          c.state, b["J"], b["tau"])
-    K.pressure_impulses(c._in_pos, c._in_area, c._in_owner, len(c._in_pos), c.state, c.dynamic,
-                        c._kick_levels, c.spacing_interior, f.cell_grad, f.cell_count, c.a0,
-                        b["prof"], c._kick[0], c._kick[1], b["J"], b["tau"])
+    K.pressure_impulses(c._interior, bodies(b), cells, c.a0, c.spacing_interior, c._kick[0],
+                        c._kick[1])
     K.sample_bounds(c._in_pos, c._in_owner, len(c.bodies), 0.5 * c.spacing_interior, b["box"])
     vmax_b = -1.0
     if measure:
@@ -253,11 +254,8 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
                       c.spacing_interior, b["sub"])
     surface_buoyancy(c._surf_local, c._surf_normal, c._surf_len, c._surf_owner, c.state,
                      b["levels"], b["prof"], c.a0, -gy * h, b["J"], b["tau"])
-    K.drag_impulses(f.solid_pos[nw:], f.solid_vel[nw:], c._out_owner, c._out_normal,
-                    len(c._out_local),
-                    c.state, b["levels"], c.dynamic, f.cell_count, f.cell_velocity, f.cell_grad,
-                    f.solid_fraction, f.solid_cell_velocity, f.params.gamma, c.a0, b["prof"],
-                    unit, m1, prm.drag * layer * h, b["J"], b["tau"], b["cimp"])
+    K.drag_impulses(c._outline_group(), bodies(b), cells, f.params.gamma, c.a0, unit, m1,
+                    prm.drag * layer * h, b["cimp"])
     K.apply_cell_impulses(b["vel"], f.mat, f.count, f._cell_of, f._mass, b["cimp"], b["cmass"],
                           b["touched"])
 
@@ -300,12 +298,17 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
                 "tau": np.ones_like(c.angular_impulse), "sub": np.ones_like(c.submerged_area)}
 
     a = arrays()
-    K.sync_geometry(c.state, c._out_local, c._out_owner, a["out_pos"], a["out_vel"],
-                    c._in_local, c._in_owner, a["in_pos"], a["in_vel"], c._in_area, c.dynamic,
-                    c.levels, gravity, a["kick"], c.spacing_interior, kick[0], kick[1],
-                    a["cover"], c.a0, a["frac"], a["cvel"], c._shape_vlocal, c._shape_vowner,
-                    a["verts"], a["vvel"], c._shape_kind, c._shape_vstart, c._shape_radius,
-                    margin, a["box"], a["J"], a["tau"], a["sub"])
+    K.sync_geometry(
+        (c.state, c.dynamic, c.levels, a["kick"], c.body_box, c.density_profile, a["J"],
+         a["tau"], a["sub"]),
+        (c._out_local, c._out_owner, c._out_normal, a["out_pos"], a["out_vel"],
+         np.zeros_like(c._out_local)),
+        (c._in_local, c._in_owner, c._in_area, a["in_pos"], a["in_vel"], a["cover"]),
+        (c._shape_kind, c._shape_vstart, a["verts"], c._shape_radius, c._shape_thick,
+         c._shape_body, a["box"], c._shape_active, c._shape_wall, c._shape_vlocal,
+         c._shape_vowner, a["vvel"]),
+        (f.cell_count, f.cell_velocity, f.cell_grad, a["frac"], a["cvel"]),
+        (gravity, c.spacing_interior, kick[0], kick[1], c.a0, margin))
     b = arrays()
     K.pose_points(c._out_local, c._out_owner, c.state, b["out_pos"], b["out_vel"])
     K.pose_points(c._in_local, c._in_owner, c.state, b["in_pos"], b["in_vel"])

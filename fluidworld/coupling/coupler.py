@@ -350,21 +350,15 @@ class Coupler(BodyIO):
         if len(f.solid_pos) != self._n_wall + len(self._out_local):  # fluid's solids were reset
             self._dirty = True
         self.read_bodies(full or self._dirty)
-        nw = self._n_wall
         gx, gy = f.params.gravity
         h = f.params.h if h is None else h
         self._kick = (gx * h, gy * h)
         self._margin = self._box_margin(h)
         # one kernel call for the stage: the cover uses the levels of the last exchange
-        K.sync_geometry(
-            self.state, self._out_local, self._out_owner, f.solid_pos[nw:], f.solid_vel[nw:],
-            self._in_local, self._in_owner, self._in_pos, self._in_vel, self._in_area,
-            self.dynamic, self.levels, bool(gx or gy), self._kick_levels, self.spacing_interior,
-            self._kick[0], self._kick[1], self._cover_area, self.a0, f.solid_fraction,
-            f.solid_cell_velocity, self._shape_vlocal, self._shape_vowner, self._shape_verts,
-            self._shape_vvel, self._shape_kind, self._shape_vstart, self._shape_radius,
-            self._margin, self._shape_box, self.impulse, self.angular_impulse,
-            self.submerged_area)
+        params = (bool(gx or gy), self.spacing_interior, self._kick[0], self._kick[1], self.a0,
+                  self._margin)
+        K.sync_geometry(self._bodies, self._outline_group(), self._interior, self._shapes,
+                        self._cells_group(), params)
 
     def _grad_unit(self) -> bool:
         """Whether the fluid's ``cell_grad`` is the correction of a particle of density 1 (a
@@ -488,37 +482,32 @@ class Coupler(BodyIO):
             self.angular_impulse[:] = 0.0
             self.submerged_area[:] = 0.0
             return
-        st = self.state
-        nw = self._n_wall
         J = self.impulse
         tau = self.angular_impulse
         prm = self.params
         gy = f.params.gravity[1]
         if len(self._touched) < f.count:
             self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
+            self._group_scratch()
         layer = self.spacing_outline * 0.5 * self.a0  # the drag's fluid layer, per density
         p = f.params
         # a solver whose contacts hold the whole pressure: no buoyancy or push on top of them
         own = not getattr(f.solver, "contacts_carry_pressure", False)
         if not own:  # its solve moves the bodies' solids with their masses (next substep on)
             setattr(f.solver, "body_inv_mass", self._inv_mass)  # noqa: B010
-        # one kernel call for the whole stage: the dozen arrays each step reads are passed once
-        self._vmax = K.exchange_impulses(
-            f.pos, f.vel, f.mat, f.count, f._mass, f._cell_of, f.cell_count, f.cell_velocity,
-            f.cell_grad, f.solid_fraction, f.solid_cell_velocity, f.params.gamma, self.a0,
-            f.r_l * math.sqrt(3.0) / 4.0, f.solid_pos[nw:], f.solid_vel[nw:],
-            f.solid_impulse[nw:], self._out_owner, self._in_pos, self._in_area, self._in_owner,
-            st, self.dynamic, self._kick_levels, self.spacing_interior, own and prm.pressure_push,
-            self._grad_unit(), self._kick[0], self._kick[1], measure, self._col_w,
-            0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
+        params = (
+            f.params.gamma, self.a0, f.r_l * math.sqrt(3.0) / 4.0, self.spacing_interior,
+            own and prm.pressure_push, self._grad_unit(), self._kick[0], self._kick[1], measure,
+            self._col_w, 0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
             # the pressure of the level's column acts along -y (the level is a height)
             bool(own and prm.buoyancy and gy < 0.0), -gy * h, prm.drag * layer * h,
-            p.a0 * p.a0 / p.gamma, self._vmax, self.body_box, self._tops, self.levels, J, tau,
-            self.submerged_area, self._cell_imp, self._cell_mass, self._touched, f._nb_start,
-            1.0 / f.nb_h, f.nb_nx, f.nb_ny,
+            p.a0 * p.a0 / p.gamma,
             # how far a particle can have moved between the sort and the deposit (repulsion
             # only): the shapes' box margin plus a cell, ample
-            self._margin + self.a0, self._surf_local, self._surf_normal, self._surf_len,
-            self._surf_owner, self._rho_table, self.rho_fixed, self._cell_rho, self._cell_n,
-            self.density_profile, self._prof_sum, self._prof_n, self._out_normal)
+            self._margin + self.a0, self.rho_fixed)
+        # one kernel call for the whole stage, its arrays passed in groups (see .kernels)
+        self._vmax = K.exchange_impulses(
+            self._fluid_group(), self._mats_group(), self._cells_group(), self._bins_group(),
+            self._bodies, self._outline_group(), self._interior, self._surface,
+            self._exchange_scratch, params, self._vmax)
         self._apply(J, tau)

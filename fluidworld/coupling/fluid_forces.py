@@ -4,6 +4,13 @@ the linear drag between the outline and the fluid beside it (:func:`drag_impulse
 equal and opposite reaction on that fluid (:func:`impulse_particle_range`,
 :func:`apply_cell_impulses`), and the sum of point impulses per body
 (:func:`sum_point_impulses`). :func:`.kernels.exchange_impulses` runs them in the stage's order.
+
+:func:`drag_impulses` and :func:`pressure_impulses` take the coupling's grouped arrays (tuples,
+unpacked on their first lines; :mod:`fluidworld.coupling.kernels` documents the layouts):
+``outline`` ``(local, owner, normal, pos, vel, imp)`` and ``interior`` ``(local, owner, area,
+pos, vel, cover_area)``, the samples; ``bodies`` ``(state, dynamic, levels, kick_levels, box,
+prof, out_j, out_tau, submerged)``; ``cells`` ``(count, vel, grad, solid_frac, cover_vel)``,
+the pressure grid.
 """
 
 from __future__ import annotations
@@ -35,10 +42,9 @@ def sum_point_impulses(pos, imp, owner, state, scale, out_j, out_tau):
 
 
 @njit(cache=True)
-def drag_impulses(pos, vel, owner, normal, n, state, levels, dynamic, cell_count, cell_vel,
-                  grad, solid_frac, cover_vel, gamma, a0, prof, grad_unit, m1, coef, out_j,
-                  out_tau, out_cell_imp):
-    """Linear drag between submerged outline samples and the fluid in their pressure cell.
+def drag_impulses(outline, bodies, cells, gamma, a0, grad_unit, m1, coef, out_cell_imp):
+    """Linear drag between submerged outline samples (``outline``'s ``pos``, ``vel``) and the
+    fluid in their pressure cell, below each body's water level (``bodies``' ``levels``).
 
     Impulse on the body ``rho * coef * (u_fluid - v_sample)`` per sample (``coef`` = drag rate
     x layer area x h, ``rho`` the density of the fluid beside the body at the sample's row,
@@ -56,6 +62,10 @@ def drag_impulses(pos, vel, owner, normal, n, state, levels, dynamic, cell_count
     8 units/s while the fluid around it moved at under 2): a ball of 0.8 turned by 4-57
     degrees in 10 s over four seeds, 1.3-6 without it.
     """
+    local, owner, normal, pos, vel, imp = outline
+    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
+    cell_count, cell_vel, grad, solid_frac, cover_vel = cells
+    n = pos.shape[0]
     ny, nx = cell_count.shape
     inv = 1.0 / a0
     for k in range(n):
@@ -171,16 +181,16 @@ def _grad_at(grad, cell_count, u, v, i, j):
 
 
 @njit(cache=True)
-def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad, cell_count,
-                      a0, prof, kick_x, kick_y, out_j, out_tau):
+def pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y):
     """The cell-pressure stage's push on the bodies' cover: ``-rho * w A * (grad - g h)`` per
-    interior sample, where ``w A`` is the sample's share of the cover (:func:`submerged_cover`),
-    ``grad`` the velocity correction the stage gave the cover in that cell and ``g h`` the
-    hydrostatic part that the cover's gravity kick put in and :func:`~.buoyancy.surface_buoyancy`
-    already gives; ``rho`` is the density of the fluid beside the body at the sample's row
-    (``prof``), the fluid the cover stands for. What is left is the dynamic pressure: a body
-    moving through the fluid takes the reaction of the fluid that the pressure stage pushed out
-    of its way.
+    interior sample (``interior``'s ``pos``, ``area``), where ``w A`` is the sample's share of
+    the cover (:func:`submerged_cover`, ``w`` from ``bodies``' ``kick_levels``, the levels the
+    cover was built on), ``grad`` the velocity correction the stage gave the cover in that cell
+    and ``g h`` (``kick_x``, ``kick_y``) the hydrostatic part that the cover's gravity kick put
+    in and :func:`~.buoyancy.surface_buoyancy` already gives; ``rho`` is the density of the
+    fluid beside the body at the sample's row (``prof``), the fluid the cover stands for. What
+    is left is the dynamic pressure: a body moving through the fluid takes the reaction of the
+    fluid that the pressure stage pushed out of its way.
 
     The cover's correction is ``grad`` (``FluidSystem.cell_grad``) both in the single-density
     stage (it counts like particles) and in the variable-density one (it counts at density 1,
@@ -201,6 +211,11 @@ def pressure_impulses(pos, area, owner, n, state, dynamic, levels, spacing, grad
     of still water (under 2 degrees with the smooth field); the smooth field as the force too
     let a ball launched into a free blob gain 7.5 % momentum (0.24 % cell-constant).
     """
+    local, owner, area, pos, vel, cover_area = interior
+    # ``levels``: the kick levels, those the cover was built on
+    state, dynamic, body_levels, levels, body_box, prof, out_j, out_tau, submerged = bodies
+    cell_count, cell_vel, grad, solid_frac, cover_vel = cells
+    n = pos.shape[0]
     ny, nx = grad.shape[0], grad.shape[1]
     inv = 1.0 / a0
     for k in range(n):

@@ -6,6 +6,35 @@ containment in :mod:`.containment`; their kernels are importable from here too.
 Body state crosses from pymunk into one ``(n_bodies, 9)`` array per substep (see
 :data:`STATE_COLUMNS`); impulses go back as ``(n_bodies, 2)`` linear and ``(n_bodies,)`` angular
 sums. Nothing here knows pymunk.
+
+The stage kernels (:func:`sync_geometry`, :func:`exchange_impulses`, and
+:func:`~.containment.contain_particles`, :func:`drag_impulses`, :func:`pressure_impulses` that
+they or the coupler call) take grouped arrays: tuples the coupler builds (those of its own
+arrays once, with its arrays; the fluid's per call, since the fluid can reallocate them), which
+the kernels unpack on their first lines. The layouts, the same in every kernel:
+
+* ``fluid``: ``(pos, vel, mat, n, start_pos, cell_of)``, the particles (``n`` of them live),
+  where each was when the substep began and its pressure cell;
+* ``mats``: ``(mass, bounce, rest, keep, rho)``, per material: particle mass, bounce (else
+  adhere) at walls, restitution, ``1 - adhesion``, density;
+* ``cells``: ``(count, vel, grad, solid_frac, cover_vel)``, the pressure grid: particle count,
+  mean velocity and correction of each cell, the bodies' solid cover and its velocity;
+* ``bins``: ``(nb_start, inv_nb, nb_nx, nb_ny)``, the fluid's neighbour grid (``bin`` stage);
+* ``bodies``: ``(state, dynamic, levels, kick_levels, box, prof, out_j, out_tau, submerged)``,
+  per body: :data:`STATE_COLUMNS`, whether it is dynamic, its water levels and those its cover
+  was built on, the box of its interior samples, the fluid's density beside it per cell row,
+  the linear and angular impulse and submerged area accumulated;
+* ``outline``: ``(local, owner, normal, pos, vel, imp)``, the outline's solid particles: body
+  frame, body, surface normal (body frame), then posed position and velocity and the contact
+  impulse the fluid gave them (views of the fluid's solid arrays);
+* ``interior``: ``(local, owner, area, pos, vel, cover_area)``, the interior (volume) samples,
+  the same way, with each one's share of the solid cover;
+* ``surface``: ``(local, normal, length, owner)``, the buoyancy's surface quadrature;
+* ``shapes``: ``(kind, vstart, verts, radius, thick, body, box, active, wall, vlocal, vowner,
+  vvel)``, the containment geometry: each shape's kind, vertex range, posed vertices, radius,
+  thickness, body, bounding box (grown by the margin), whether it contains, whether it is a
+  wall (scratch), and the vertices' body-frame positions, body and velocities;
+* ``scratch`` and ``params``: each stage's own scratch arrays and scalars, listed at the kernel.
 """
 
 from __future__ import annotations
@@ -191,15 +220,8 @@ def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_
 
 
 @njit(cache=True)
-def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, cell_vel, grad,
-                      solid_frac, cover_vel, gamma, a0, half_layer, out_pos, out_vel, out_imp,
-                      out_owner, in_pos, in_area, in_owner, state, dynamic, kick_levels,
-                      spacing, push, grad_unit, kick_x, kick_y, measure, col_w, near, far,
-                      min_clean, buoyancy, g_h, drag_coef, m1, vmax, body_box, tops,
-                      levels, out_j, out_tau, submerged, cell_imp, cell_mass, touched, nb_start,
-                      inv_nb, nb_nx, nb_ny, reach, surf_local, surf_normal, surf_len,
-                      surf_owner, rho_table, rho_fixed, cell_rho, cell_n, prof, prof_sum,
-                      prof_n, out_normal):
+def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surface, scratch,
+                      params, vmax):
     """The ``exchange`` stage's impulses in one call (the coupler's order; each step is the
     kernel named, see there):
 
@@ -216,19 +238,33 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
        (``g_h`` = ``|g| h``);
     5. :func:`drag_impulses` (if ``drag_coef > 0``) and its reaction on the fluid,
        :func:`apply_cell_impulses`, looking only at the particles that
-       :func:`impulse_particle_range` finds through the neighbour grid (``nb_*``, ``reach``).
+       :func:`impulse_particle_range` finds through the neighbour grid (``bins``, ``reach``).
 
     ``vmax`` is the largest particle speed component known; returns it, measured again by
-    :func:`column_tops` if that ran.
+    :func:`column_tops` if that ran. The groups are those of the module docstring, and
+
+    * ``scratch``: ``(tops, cell_imp, cell_mass, touched, cell_rho, cell_n, prof_sum, prof_n)``;
+    * ``params``: ``(gamma, a0, half_layer, spacing, push, grad_unit, kick_x, kick_y, measure,
+      col_w, near, far, min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed)``.
     """
+    f_pos, f_vel, f_mat, n, start_pos, cell_of = fluid
+    mass_table, bounce_table, rest_table, keep_table, rho_table = mats
+    cell_count, cell_vel, grad, solid_frac, cover_vel = cells
+    nb_start, inv_nb, nb_nx, nb_ny = bins
+    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
+    out_local, out_owner, out_normal, out_pos, out_vel, out_imp = outline
+    in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
+    surf_local, surf_normal, surf_len, surf_owner = surface
+    tops, cell_imp, cell_mass, touched, cell_rho, cell_n, prof_sum, prof_n = scratch
+    (gamma, a0, half_layer, spacing, push, grad_unit, kick_x, kick_y, measure, col_w, near, far,
+     min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed) = params
     nb = state.shape[0]
     m_out = out_pos.shape[0]
     if m_out:
         sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
     m_in = in_pos.shape[0]
     if push:
-        pressure_impulses(in_pos, in_area, in_owner, m_in, state, dynamic, kick_levels, spacing,
-                          grad, cell_count, a0, prof, kick_x, kick_y, out_j, out_tau)
+        pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
     sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
     known = False
     for b in range(nb):
@@ -253,9 +289,7 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
                          g_h, out_j, out_tau)
     if drag_coef > 0.0 and m_out and n:
         cell_imp[:] = 0.0
-        drag_impulses(out_pos, out_vel, out_owner, out_normal, m_out, state, levels, dynamic,
-                      cell_count, cell_vel, grad, solid_frac, cover_vel, gamma, a0, prof,
-                      grad_unit, m1, drag_coef, out_j, out_tau, cell_imp)
+        drag_impulses(outline, bodies, cells, gamma, a0, grad_unit, m1, drag_coef, cell_imp)
         nx = cell_count.shape[1]
         lo, hi = impulse_particle_range(cell_imp, nx, a0, reach, nb_start, inv_nb, nb_nx, nb_ny)
         apply_cell_impulses(f_vel, f_mat, n, cell_of, mass_table, cell_imp, cell_mass, touched,
@@ -264,12 +298,10 @@ def exchange_impulses(f_pos, f_vel, f_mat, n, mass_table, cell_of, cell_count, c
 
 
 @njit(cache=True)
-def sync_geometry(state, out_local, out_owner, out_pos, out_vel, in_local, in_owner, in_pos,
-                  in_vel, in_area, dynamic, levels, use_levels, kick_levels, spacing, kick_x,
-                  kick_y, cover_area, a0, frac, cover_vel, shape_vlocal, shape_vowner,
-                  shape_verts, shape_vvel, shape_kind, shape_vstart, shape_radius, margin,
-                  shape_box, out_j, out_tau, submerged):
-    """The ``sync_bodies`` stage's kernels in one call, from the bodies' :data:`STATE_COLUMNS`:
+def sync_geometry(bodies, outline, interior, shapes, cells, params):
+    """The ``sync_bodies`` stage's kernels in one call, from the bodies' :data:`STATE_COLUMNS`
+    (the groups are those of the module docstring; ``params``: ``(use_levels, spacing, kick_x,
+    kick_y, a0, margin)``):
 
     1. :func:`pose_points`: the outline's solid particles and the interior samples;
     2. :func:`submerged_cover` on the levels of the last exchange (``kick_levels`` receives
@@ -279,6 +311,13 @@ def sync_geometry(state, out_local, out_owner, out_pos, out_vel, in_local, in_ow
        ``margin``;
     4. the impulse accumulators ``out_j``, ``out_tau`` and ``submerged`` zeroed.
     """
+    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
+    out_local, out_owner, out_normal, out_pos, out_vel, out_imp = outline
+    in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
+    (shape_kind, shape_vstart, shape_verts, shape_radius, shape_thick, shape_body, shape_box,
+     shape_active, shape_wall, shape_vlocal, shape_vowner, shape_vvel) = shapes
+    cell_count, cell_vel, grad, frac, cover_vel = cells
+    use_levels, spacing, kick_x, kick_y, a0, margin = params
     if out_local.shape[0]:
         pose_points(out_local, out_owner, state, out_pos, out_vel)
     pose_points(in_local, in_owner, state, in_pos, in_vel)
