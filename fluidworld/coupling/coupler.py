@@ -314,12 +314,10 @@ class Coupler(BodyIO):
     # the kernels' groups of the fluid's arrays (layouts: see .kernels), made per call: the
     # fluid reallocates them as it grows and when its solids are set
     def _fluid_group(self) -> tuple[Any, ...]:
-        f = self.fluid
-        return (f.pos, f.vel, f.mat, f.count, f._start_pos, f._cell_of)
+        return self.fluid.particle_group
 
     def _mats_group(self) -> tuple[Any, ...]:
-        f = self.fluid
-        return (f._mass, f._bounce, f._rest, f._keep, self._rho_table)
+        return (*self.fluid.material_group, self._rho_table)
 
     def _cells_group(self) -> tuple[Any, ...]:
         f = self.fluid
@@ -327,8 +325,7 @@ class Coupler(BodyIO):
                 f.solid_cell_velocity)
 
     def _bins_group(self) -> tuple[Any, ...]:
-        f = self.fluid
-        return (f._nb_start, 1.0 / f.nb_h, f.nb_nx, f.nb_ny)
+        return self.fluid.bin_group
 
     def _outline_group(self) -> tuple[Any, ...]:
         """Our outline's solid particles: theirs in the fluid's solid arrays after the walls."""
@@ -443,7 +440,7 @@ class Coupler(BodyIO):
         # far (repulsion alone can move a particle further than its speed says)
         reach = self._margin
         if use_old:
-            self._moved_since_bin = float(C.max_displacement(f.pos, f._start_pos, n))
+            self._moved_since_bin = float(C.max_displacement(f.pos, start, n))
             reach = max(reach, self._moved_since_bin)
         elif start is not None:  # the settle pass: the last containment knows (no full pass)
             reach = max(reach, self._moved_since_bin)

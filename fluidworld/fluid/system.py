@@ -323,6 +323,28 @@ class FluidSystem(ParticleStore):
         self.solver = solver
         self.profile = dict.fromkeys(self.stages, 0.0)
 
+    # ------------------------------------------------------------------ kernel groups
+    @property
+    def particle_group(self) -> tuple[Any, ...]:
+        """The particles as a coupling kernel takes them: ``(pos, vel, mat, count, start_pos,
+        cell_of)``, full-capacity arrays of which the first ``count`` are live; ``start_pos``
+        is each particle's position at the start of the substep (see
+        :attr:`start_positions`), ``cell_of`` its neighbour cell from the last sort."""
+        return (self.pos, self.vel, self.mat, self.count, self._start_pos, self._cell_of)
+
+    @property
+    def material_group(self) -> tuple[Any, ...]:
+        """Per material, as kernels take them: ``(mass, bounce, restitution, keep)``: a
+        particle's mass, whether it bounces off walls, its restitution and the share of its
+        tangential velocity a wall keeps (``1 - adhesion``)."""
+        return (self._mass, self._bounce, self._rest, self._keep)
+
+    @property
+    def bin_group(self) -> tuple[Any, ...]:
+        """The neighbour grid the last sort left, as kernels take it: ``(cell_start, 1 / cell
+        size, nx, ny)``; the particles of cell ``c`` are ``cell_start[c]:cell_start[c + 1]``."""
+        return (self._nb_start, 1.0 / self.nb_h, self.nb_nx, self.nb_ny)
+
     def _timed(self, name: str, fn: Callable[..., object], *args: object) -> None:
         t0 = time.perf_counter()
         fn(*args)
