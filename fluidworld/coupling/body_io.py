@@ -92,6 +92,8 @@ class BodyIO:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
+        if "_contain_scratch" not in state:  # saved before the kernels took grouped arrays
+            self._dirty = True  # the next step builds the groups with everything else
         if hasattr(self, "bodies"):
             self._bind_bodies()
 
