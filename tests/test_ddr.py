@@ -140,9 +140,9 @@ def test_viscosity_impulses_conserve_momentum_between_unequal_masses() -> None:
     fs.bin_particles()
     mom = lambda: (fs._mass[fs.materials][:, None] * fs.velocities).sum(axis=0)  # noqa: E731
     before = mom()
-    K.viscosity_impulses(fs.pos, fs.vel, fs.mat, fs._mass, fs.count, fs._nb_start, fs.nb_nx,
-                         fs.nb_ny, 1.0 / fs.nb_h, 2.2 * fs.r_l, 50.0, 0.05, 1 / 120,
-                         np.zeros(200), np.zeros((200, 2)))
+    K.viscosity_impulses((fs.pos, fs.vel, fs.mat, fs._mass, np.ones(2), fs.count),
+                         (fs._nb_start, fs.nb_nx, fs.nb_ny, 1.0 / fs.nb_h),
+                         (2.2 * fs.r_l, 50.0, 0.05, 1 / 120), (np.zeros(200), np.zeros((200, 2))))
     assert np.allclose(mom(), before, rtol=0, atol=1e-9 * np.abs(before).max())
     assert not np.allclose(fs.velocities, 0)
 
@@ -231,11 +231,12 @@ def test_parallel_and_serial_relaxation_are_bit_identical() -> None:
     for par in (False, True):
         pos = fs.pos.copy()
         imp = np.zeros_like(fs.solid_impulse)
-        K.relax_positions(pos, fs.mat, s._mu, fs._mass, n, fs._nb_start, fs.nb_nx, fs.nb_ny,
-                          1.0 / fs.nb_h, s._radius, fs.solid_pos, fs._s_start, fs._s_order, 0,
-                          s._radius, False, s._rho0, 0.04 * fs.r_l * 120**2, 0.2 * fs.r_l * 120**2,
-                          1 / 120, 1.0, np.zeros(n), np.zeros(n), np.zeros((n, 2)), imp,
-                          np.zeros(len(imp), bool), par)
+        K.relax_positions((pos, fs.vel, fs.mat, fs._mass, s._mu, n),
+                          (fs._nb_start, fs.nb_nx, fs.nb_ny, 1.0 / fs.nb_h), s._radius,
+                          (fs.solid_pos, fs._s_start, fs._s_order, imp, np.zeros(len(imp), bool)),
+                          0, (s._radius, False, s._rho0, 0.04 * fs.r_l * 120**2,
+                              0.2 * fs.r_l * 120**2, 1 / 120, 1.0),
+                          (np.zeros(n), np.zeros(n), np.zeros((n, 2))), par)
         out.append((pos, imp))
     assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])
 

@@ -32,19 +32,43 @@ take the opposite momentum into ``solid_impulse``, gathered per solid particle (
 sums). Neighbours come from the particle store's sort (cells of ``nb_h``, particles in cell
 order, one index range per row of a block); ``reach`` is the interaction radius plus how far any
 particle moved since the sort.
+
+The kernels take their arrays in groups (tuples, unpacked on the kernel's first lines):
+
+* ``fluid`` = ``(pos, vel, mat, mass, mu, n)``: the store's positions, velocities, material ids,
+  the materials' particle masses and densities (water 1), the particle count;
+* ``grid`` = ``(nb_start, nb_nx, nb_ny, inv_nb)``: the store's sort (first particle of each
+  cell, cells across and up, ``1 / nb_h``);
+* ``solids`` = ``(solid_pos, s_start, s_order, solid_imp, solid_marked)``: the solid particles,
+  their sort, and the impulses and contact flags they record;
+* ``consts``: the scalars of a stage, ``(radius, lin, quad, h)`` for the viscosity and
+  ``(radius, cubic, rho0, k, k_near, h, h2, solid_push)`` for the relaxation kernels
+  (:func:`relax_positions` takes it without ``h2`` and adds it);
+* ``work``: scratch, ``(wsum, dv)`` for the viscosity and ``(rho, rho_near, disp)`` for the
+  relaxation.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from numba import njit, prange
+from numba.core.cpu_options import ParallelOptions
 
 __all__ = ["viscosity_impulses", "relax_positions", "anti_stick", "lattice_sums", "rest_density",
            "CHUNK"]
 
 #: Particles per parallel work item.
 CHUNK = 512
+
+#: ``parallel=True`` less loop fusion, for the kernels with several ``prange`` loops. Numba keeps
+#: a loop that passes an array to a call apart from the next, but it does not look into tuples:
+#: with the groups it fused the density loop into the displacement loop (and the viscosity's
+#: two passes), which then read densities other chunks had not yet written. An instance, not a
+#: dict: numba pops a dict's keys at the first compile, and the next signature got fusion back.
+#: (``Any``: numba's annotations of ``njit`` say ``parallel: bool``.)
+PARALLEL: Any = ParallelOptions({"fusion": False})
 
 
 @njit(cache=True, inline="always")
@@ -63,11 +87,14 @@ def _weights(q, cubic):
 
 # ----------------------------------------------------------------------------- viscosity
 @njit(cache=True)
-def _visc_range(lo, hi, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin,
-                quad, h, wsum, out, apply):
+def _visc_range(lo, hi, fluid, grid, consts, work, apply):
     """``apply`` False: ``wsum[i]`` = the fraction of closing speeds particle ``i``'s pairs would
     remove. True: ``out[i]`` = its velocity change, each pair's impulse scaled by
     ``1 / max(1, wsum_i, wsum_j)`` so that no particle's closing speed is overshot."""
+    pos, vel, mat, mass, _, n = fluid
+    nb_start, nb_nx, nb_ny, inv_nb = grid
+    radius, lin, quad, h = consts
+    wsum, out = work
     inv_r = 1.0 / radius
     r2max = radius * radius
     for i in range(lo, hi):
@@ -110,47 +137,49 @@ def _visc_range(lo, hi, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, 
 
 
 @njit(cache=True)
-def _visc_serial(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad, h,
-                 wsum, dv):
-    _visc_range(0, n, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad,
-                h, wsum, dv, False)
-    _visc_range(0, n, pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad,
-                h, wsum, dv, True)
+def _visc_serial(fluid, grid, consts, work):
+    _, vel, _, _, _, n = fluid
+    dv = work[1]
+    _visc_range(0, n, fluid, grid, consts, work, False)
+    _visc_range(0, n, fluid, grid, consts, work, True)
     for i in range(n):
         vel[i, 0] += dv[i, 0]
         vel[i, 1] += dv[i, 1]
 
 
-@njit(cache=True, parallel=True)
-def _visc_parallel(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad, h,
-                   wsum, dv):
+@njit(cache=True, parallel=PARALLEL)
+def _visc_parallel(fluid, grid, consts, work):
+    _, vel, _, _, _, n = fluid
+    dv = work[1]
     nc = (n + CHUNK - 1) // CHUNK
     for t in prange(nc):
-        _visc_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, vel, mat, mass, n, nb_start, nb_nx,
-                    nb_ny, inv_nb, radius, lin, quad, h, wsum, dv, False)
+        _visc_range(t * CHUNK, min(n, (t + 1) * CHUNK), fluid, grid, consts, work, False)
     for t in prange(nc):
-        _visc_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, vel, mat, mass, n, nb_start, nb_nx,
-                    nb_ny, inv_nb, radius, lin, quad, h, wsum, dv, True)
+        _visc_range(t * CHUNK, min(n, (t + 1) * CHUNK), fluid, grid, consts, work, True)
     for t in prange(nc):
         for i in range(t * CHUNK, min(n, (t + 1) * CHUNK)):
             vel[i, 0] += dv[i, 0]
             vel[i, 1] += dv[i, 1]
 
 
-def viscosity_impulses(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin,
-                       quad, h, wsum, dv, parallel=False):
+def viscosity_impulses(fluid, grid, consts, work, parallel=False):
     """Clavet's viscosity (Jacobi): for each pair closing in at speed ``u`` along its axis the
     impulse ``h (1 - r/H) (lin + quad u) u``, at most ``u``, scaled down where a particle's pairs
     together would remove more than its closing speeds, split by mass (momentum conserved).
-    Positions must be those of the sort (``wsum``, ``dv``: scratch of the capacity)."""
-    fn = _visc_parallel if parallel and n > CHUNK else _visc_serial
-    fn(pos, vel, mat, mass, n, nb_start, nb_nx, nb_ny, inv_nb, radius, lin, quad, h, wsum, dv)
+    Positions must be those of the sort. ``consts`` = ``(radius, lin, quad, h)``, ``work`` =
+    ``(wsum, dv)`` (scratch of the capacity); ``fluid``, ``grid``: see the module docstring."""
+    fn = _visc_parallel if parallel and fluid[5] > CHUNK else _visc_serial
+    fn(fluid, grid, consts, work)
 
 
 # ----------------------------------------------------------------------------- relaxation
 @njit(cache=True)
-def _density_range(lo, hi, pos, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
-                   s_order, radius, cubic, rho, rho_near):
+def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
+    pos, _, _, _, _, n = fluid
+    nb_start, nb_nx, nb_ny, inv_nb = grid
+    solid_pos, s_start, s_order, _, _ = solids
+    radius, cubic, _, _, _, _, _, _ = consts
+    rho, rho_near, _ = work
     inv_r = 1.0 / radius
     r2max = radius * radius
     for i in range(lo, hi):
@@ -188,10 +217,13 @@ def _density_range(lo, hi, pos, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_
 
 
 @njit(cache=True)
-def _displace_range(lo, hi, pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
-                    s_start, s_order, radius, cubic, rho, rho_near, rho0, k, k_near, h2,
-                    solid_push, disp):
+def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
     """``disp[i]``: the sum of particle ``i``'s shares of its pairs' displacements."""
+    pos, _, mat, _, mu, n = fluid
+    nb_start, nb_nx, nb_ny, inv_nb = grid
+    solid_pos, s_start, s_order, _, _ = solids
+    radius, cubic, rho0, k, k_near, _, h2, solid_push = consts
+    rho, rho_near, disp = work
     inv_r = 1.0 / radius
     r2max = radius * radius
     for i in range(lo, hi):
@@ -241,11 +273,14 @@ def _displace_range(lo, hi, pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, rea
 
 
 @njit(cache=True)
-def _solid_range(lo, hi, pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach,
-                 solid_pos, radius, cubic, rho, rho_near, rho0, k, k_near, h2, h, solid_push,
-                 solid_imp, solid_marked, first):
+def _solid_range(lo, hi, fluid, grid, reach, solids, consts, work, first):
     """Per solid particle: minus the momentum it gave the fluid (its body's share), added to
     what the earlier passes of the substep gave (``first``: the first pass, overwrite)."""
+    pos, _, mat, mass, mu, n = fluid
+    nb_start, nb_nx, nb_ny, inv_nb = grid
+    solid_pos, _, _, solid_imp, solid_marked = solids
+    radius, cubic, rho0, k, k_near, h, h2, solid_push = consts
+    rho, rho_near, _ = work
     inv_r = 1.0 / radius
     r2max = radius * radius
     touching = 0
@@ -289,26 +324,22 @@ def _solid_range(lo, hi, pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, 
 
 
 @njit(cache=True)
-def _relax_serial(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
-                  s_order, radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp):
-    _density_range(0, n, pos, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
-                   s_order, radius, cubic, rho, rho_near)
-    _displace_range(0, n, pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
-                    s_start, s_order, radius, cubic, rho, rho_near, rho0, k, k_near, h2,
-                    solid_push, disp)
+def _relax_serial(fluid, grid, reach, solids, consts, work):
+    n = fluid[5]
+    _density_range(0, n, fluid, grid, reach, solids, consts, work)
+    _displace_range(0, n, fluid, grid, reach, solids, consts, work)
 
 
-@njit(cache=True, parallel=True)
-def _relax_parallel(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start,
-                    s_order, radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp):
+@njit(cache=True, parallel=PARALLEL)
+def _relax_parallel(fluid, grid, reach, solids, consts, work):
+    n = fluid[5]
     nc = (n + CHUNK - 1) // CHUNK
     for t in prange(nc):
-        _density_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, n, nb_start, nb_nx, nb_ny,
-                       inv_nb, reach, solid_pos, s_start, s_order, radius, cubic, rho, rho_near)
+        _density_range(t * CHUNK, min(n, (t + 1) * CHUNK), fluid, grid, reach, solids, consts,
+                       work)
     for t in prange(nc):
-        _displace_range(t * CHUNK, min(n, (t + 1) * CHUNK), pos, mat, mu, n, nb_start, nb_nx,
-                        nb_ny, inv_nb, reach, solid_pos, s_start, s_order, radius, cubic, rho,
-                        rho_near, rho0, k, k_near, h2, solid_push, disp)
+        _displace_range(t * CHUNK, min(n, (t + 1) * CHUNK), fluid, grid, reach, solids, consts,
+                        work)
 
 
 @njit(cache=True)
@@ -323,15 +354,16 @@ def _add_disp(pos, disp, n):
     return big
 
 
-def relax_positions(pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos,
-                    s_start, s_order, solid_first, radius, cubic, rho0, k, k_near, h, solid_push,
-                    rho, rho_near, disp, solid_imp, solid_marked, parallel=False, passes=1):
+def relax_positions(fluid, grid, reach, solids, solid_first, consts, work, parallel=False,
+                    passes=1):
     """Double density relaxation in ``passes`` Jacobi passes, each: densities (``rho``,
     ``rho_near``), each particle's displacement ``disp`` (``h^2 (P q + P_near q^2)`` per pair
     with Clavet's kernels, ``P`` the pair's summed pressures, ``1/(2 mu)`` of it per side; a
     solid pushes the whole ``solid_push h^2 (P_i q + P_near_i q^2) / mu_i``), the solids'
-    impulses, then ``pos += disp``. ``k`` and ``k_near`` are those of one pass (the caller
-    splits the substep's stiffness among the passes).
+    impulses, then ``pos += disp``. ``consts`` = ``(radius, cubic, rho0, k, k_near, h,
+    solid_push)`` (``h2`` is added here), ``work`` = ``(rho, rho_near, disp)``; ``fluid``,
+    ``grid``, ``solids``: see the module docstring. ``k`` and ``k_near`` are those of one pass
+    (the caller splits the substep's stiffness among the passes).
 
     ``k`` and ``k_near`` are in length per time squared per unit density; ``mu`` the material
     densities (water 1), ``mass`` the particle masses; ``reach`` the radius plus the largest move
@@ -340,18 +372,19 @@ def relax_positions(pos, mat, mu, mass, n, nb_start, nb_nx, nb_ny, inv_nb, reach
     momentum change over the passes (its body's share). Returns the number of fluid-solid
     contacts (summed over the passes).
     """
+    pos, n = fluid[0], fluid[5]
+    solid_pos, _, _, solid_imp, solid_marked = solids
+    radius, cubic, rho0, k, k_near, h, solid_push = consts
+    consts = (radius, cubic, rho0, k, k_near, h, h * h, solid_push)
+    disp = work[2]
     fn = _relax_parallel if parallel and n > CHUNK else _relax_serial
-    h2 = h * h
     solid_imp[:solid_first] = 0.0
     solid_marked[:solid_first] = False
     touching = 0
     for it in range(passes):
-        fn(pos, mat, mu, n, nb_start, nb_nx, nb_ny, inv_nb, reach, solid_pos, s_start, s_order,
-           radius, cubic, rho0, k, k_near, h2, solid_push, rho, rho_near, disp)
-        touching += _solid_range(solid_first, len(solid_pos), pos, mat, mu, mass, n, nb_start,
-                                 nb_nx, nb_ny, inv_nb, reach, solid_pos, radius, cubic, rho,
-                                 rho_near, rho0, k, k_near, h2, h, solid_push, solid_imp,
-                                 solid_marked, it == 0)
+        fn(fluid, grid, reach, solids, consts, work)
+        touching += _solid_range(solid_first, len(solid_pos), fluid, grid, reach, solids, consts,
+                                 work, it == 0)
         # the next pass's neighbours moved by up to this much more since the sort
         reach += _add_disp(pos, disp, n)
     return touching

@@ -146,15 +146,15 @@ class DDRSolver:
         if len(self._prev) < len(f.pos):
             self.attach(f)
         n = f.count
-        inv_nb = 1.0 / f.nb_h
         prm = self.params
         par = f.parallel_repulsion
         if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
             f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
         elif stage == "ddr_viscosity":
-            ddr.viscosity_impulses(f.pos, f.vel, f.mat, f._mass, n, f._nb_start, f.nb_nx,
-                                   f.nb_ny, inv_nb, self._radius, prm.viscosity_linear,
-                                   prm.viscosity_quadratic, h, self._wsum, self._disp, par)
+            ddr.viscosity_impulses(
+                self._fluid_group(n), self._grid_group(),
+                (self._radius, prm.viscosity_linear, prm.viscosity_quadratic, h),
+                (self._wsum, self._disp), par)
         elif stage == "ddr_predict":
             self._prev[:n] = f.pos[:n]
             f.pos[:n] += h * f.vel[:n]
@@ -163,15 +163,27 @@ class DDRSolver:
             k_near = prm.near_stiffness * f.r_l / (h * h * prm.passes)
             # particles moved by up to v h since the sort: the searches reach that much further
             moved = h * float(np.abs(f.vel[:n]).max()) if n else 0.0
-            ddr.relax_positions(f.pos, f.mat, self._mu, f._mass, n, f._nb_start, f.nb_nx,
-                                f.nb_ny, inv_nb, self._radius + moved, f.solid_pos, f._s_start,
-                                f._s_order, 0, self._radius, self._cubic, self._rho0, k, k_near,
-                                h, 1.0, self._rho, self._rho_near, self._disp,
-                                f.solid_impulse, f.solid_marked, par, prm.passes)
+            ddr.relax_positions(
+                self._fluid_group(n), self._grid_group(), self._radius + moved,
+                (f.solid_pos, f._s_start, f._s_order, f.solid_impulse, f.solid_marked), 0,
+                (self._radius, self._cubic, self._rho0, k, k_near, h, 1.0),
+                (self._rho, self._rho_near, self._disp), par, prm.passes)
         elif stage == "advect":
             self._finish(h)
         else:
             raise ValueError(f"stage must be one of {self.stages}, got {stage!r}")
+
+    def _fluid_group(self, n: int) -> tuple:
+        """The kernels' ``fluid`` group (:mod:`~fluidworld.fluid.ddr`) of the first ``n``."""
+        f = self.fluid
+        assert f is not None
+        return (f.pos, f.vel, f.mat, f._mass, self._mu, n)
+
+    def _grid_group(self) -> tuple:
+        """The kernels' ``grid`` group: the store's sort."""
+        f = self.fluid
+        assert f is not None
+        return (f._nb_start, f.nb_nx, f.nb_ny, 1.0 / f.nb_h)
 
     def _finish(self, h: float) -> None:
         """Velocities from the moves, the box (no move, so no velocity, out of it; particles it
