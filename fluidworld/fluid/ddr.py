@@ -149,7 +149,10 @@ def _visc_serial(fluid, grid, consts, work):
 
 @njit(cache=True, parallel=PARALLEL)
 def _visc_parallel(fluid, grid, consts, work):
-    _, vel, _, _, _, n = fluid
+    # by index, not unpacked: numba's parallel dead-code removal does not follow arrays
+    # unpacked from a tuple, and can drop a loop's writes to them
+    vel = fluid[1]
+    n = fluid[5]
     dv = work[1]
     nc = (n + CHUNK - 1) // CHUNK
     for t in prange(nc):
