@@ -38,6 +38,21 @@ blocks of a colour share no particle's neighbourhood, so they run in parallel wi
 results as one after the other (each particle's writes reach only its own neighbourhood), and
 the bodies' velocity changes are summed after each colour in block order. Deterministic for any
 thread count.
+
+The kernels take their arrays in groups (tuples, unpacked on the kernel's first lines):
+
+* ``lists`` = ``(nbr, w, ex, ey, cnt, rho)`` and ``s_lists`` = ``(s_nbr, s_w, s_ex, s_ey,
+  s_cnt)``: the fluid and solid neighbour lists (:func:`build_lists`);
+* ``fluid`` = ``(vel, mat, inv_mass, n)``: the velocities solved for (the fluid's, or the
+  position sweeps' pseudo-velocities), material ids, the materials' inverse particle masses, the
+  particle count;
+* ``bodies`` = ``(s_vel, solid_imp, s_owner, b_inv, b_dv)``: the solids' velocities, the
+  impulses they record, their owners (body ids, -1 for none), the owners' inverse masses and
+  their velocity changes so far in the solve;
+* ``rows`` = ``(lam, bias, a_inv)``: each constraint's accumulated impulse, bias and ``1 / A``;
+* ``layout`` = ``(blocks, col_start, nb_start, nb_nx)`` and ``scratch`` = ``(b_loc, b_hit,
+  worst_blk)``: the coloured blocks (:func:`block_layout`) over the store's sort, and the sweeps'
+  per-block scratch.
 """
 
 from __future__ import annotations
@@ -165,12 +180,23 @@ def build_lists_parallel(pos, n, grid, solids, radius, lists, s_lists):
 
 
 @njit(cache=True, parallel=True)
-def setup_rows(n, mat, inv_mass, lists, s_lists, rho0, bias_scale, bias_max, spec_scale, lam,
-               bias, spec, a_inv, s_owner, b_inv):
-    """Per particle: the bias ``bias_scale (rho - rho0)``, at most ``bias_max``, and ``1 / A``
-    (0 where ``A`` is 0); the solid weights' mass term counts the particle's side only."""
+def setup_rows(fluid, lists, s_lists, bodies, consts, out):
+    """Per particle: the bias ``bias_scale (rho - rho0)``, at most ``bias_max``, the speculative
+    bias ``spec_scale min(rho - rho0, 0)``, and ``1 / A`` (0 where ``A`` is 0); the solid
+    weights' mass term counts the particle's side only. ``consts`` = ``(rho0, bias_scale,
+    bias_max, spec_scale)``, ``out`` = ``(lam, bias, spec, a_inv)`` (``lam`` is zeroed where
+    ``A`` is 0)."""
+    _, mat, inv_mass, n = fluid
     nbr, w_, _, _, cnt, rho = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
+    _, _, s_owner, b_inv, _ = bodies
+    rho0, bias_scale, bias_max, spec_scale = consts
+    # by index, not unpacked: numba's parallel dead-code removal does not follow arrays
+    # unpacked from a tuple, and dropped the loop's writes to them
+    lam = out[0]
+    bias = out[1]
+    spec = out[2]
+    a_inv = out[3]
     for i in prange(n):
         mi = inv_mass[mat[i]]
         a = 0.0
@@ -205,12 +231,14 @@ def setup_rows(n, mat, inv_mass, lists, s_lists, rho0, bias_scale, bias_max, spe
 
 
 @njit(cache=True, inline="always")
-def _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp, s_owner, b_inv, b_loc):
+def _apply(i, dl, fluid, lists, s_lists, bodies, b_loc):
     """Give particle ``i``'s constraint the impulse ``dl``: its neighbours pushed away, itself
     back, the solids' share recorded (and a body's velocity change added to its block's
     ``b_loc`` row)."""
+    vel, mat, inv_mass, _ = fluid
     nbr, w_, ex, ey, cnt, _ = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
+    _, solid_imp, s_owner, b_inv, _ = bodies
     mi = inv_mass[mat[i]]
     dvx = 0.0
     dvy = 0.0
@@ -252,14 +280,18 @@ def _block_range(blk, rr, forward, blocks, nb_start, nb_nx, n):
 
 
 @njit(cache=True)
-def _block(blk, slot, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_mass, s_vel,
-           lists, s_lists, lam, bias, a_inv, use_bias, rate, solid_imp, s_owner, b_inv, b_dv,
-           b_loc, b_hit):
+def _block(blk, slot, mode, forward, layout, fluid, lists, s_lists, rows, bodies, coefs, scratch):
     """One block's particles in sorted order (reversed if not ``forward``): ``mode`` 0 applies
-    the warm start ``lam``, 1 is a sweep of the constraints, 2 the viscosity. Returns the
-    largest impulse change (mode 1)."""
+    the warm start ``lam``, 1 is a sweep of the constraints, 2 the viscosity (``coefs`` =
+    ``(use_bias, rate)``). Returns the largest impulse change (mode 1)."""
+    blocks, _, nb_start, nb_nx = layout
+    vel, mat, inv_mass, n = fluid
     nbr, w_, ex, ey, cnt, _ = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
+    lam, bias, a_inv = rows
+    s_vel, _, s_owner, _, b_dv = bodies
+    use_bias, rate = coefs
+    b_loc, b_hit, _ = scratch
     loc = b_loc[slot]
     worst = 0.0
     hit = False
@@ -284,8 +316,7 @@ def _block(blk, slot, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_m
                 continue
             if mode == 0:
                 if lam[i] > 0.0:
-                    _apply(i, lam[i], vel, mat, inv_mass, lists, s_lists, solid_imp, s_owner,
-                           b_inv, loc)
+                    _apply(i, lam[i], fluid, lists, s_lists, bodies, loc)
                     hit = hit or s_cnt[i] > 0
                 continue
             if a_inv[i] == 0.0:
@@ -311,7 +342,7 @@ def _block(blk, slot, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_m
                 continue
             lam[i] = new
             worst = max(worst, abs(dl))
-            _apply(i, dl, vel, mat, inv_mass, lists, s_lists, solid_imp, s_owner, b_inv, loc)
+            _apply(i, dl, fluid, lists, s_lists, bodies, loc)
             hit = hit or s_cnt[i] > 0
     if hit:
         b_hit[slot] = 1
@@ -329,18 +360,18 @@ def _gather_bodies(n_slots, b_loc, b_hit, b_dv):
 
 
 @njit(cache=True)
-def sweeps(mode, iters, layout, n, vel, mat, inv_mass, s_vel, lists, s_lists, lam, bias, a_inv,
-           use_bias, rate, solid_imp, s_owner, b_inv, b_dv, scratch):
+def sweeps(mode, iters, layout, fluid, lists, s_lists, rows, bodies, coefs, scratch):
     """Sweeps over the blocks of :func:`block_layout`, colour after colour: ``mode`` 0 applies
     the warm start ``lam`` (``iters`` 1), 1 is ``iters`` symmetric Gauss-Seidel sweeps of the
     density constraints (``lam`` accumulates, clamped at 0; the bias times ``use_bias``), 2 is
-    ``iters`` passes of the viscosity ``rate``. Blocks of a colour are ``2 H`` apart, so a
-    constraint of one never reads or writes what another's does: :func:`sweeps_parallel` runs
-    them in parallel, with bit-identical results. Bodies' velocity changes (``b_dv``, by solid
-    owner; ``b_inv`` their inverse masses, 0 for none) are gathered after each colour, in
-    block order. ``layout`` = ``(blocks, col_start, nb_start, nb_nx)``, ``scratch`` =
-    ``(b_loc, b_hit, worst_blk)``. Returns the last sweep's largest impulse change."""
-    blocks, col_start, nb_start, nb_nx = layout
+    ``iters`` passes of the viscosity ``rate`` (``coefs`` = ``(use_bias, rate)``). Blocks of a
+    colour are ``2 H`` apart, so a constraint of one never reads or writes what another's does:
+    :func:`sweeps_parallel` runs them in parallel, with bit-identical results. Bodies' velocity
+    changes (``b_dv``, by solid owner; ``b_inv`` their inverse masses, 0 for none) are gathered
+    after each colour, in block order. The groups: see the module docstring. Returns the last
+    sweep's largest impulse change."""
+    col_start = layout[1]
+    b_dv = bodies[4]
     b_loc, b_hit, worst_blk = scratch
     for it in range(iters):
         forward = it % 2 == 0
@@ -349,19 +380,17 @@ def sweeps(mode, iters, layout, n, vel, mat, inv_mass, s_vel, lists, s_lists, la
             s0 = col_start[col]
             m = col_start[col + 1] - s0
             for k in range(m):
-                worst_blk[s0 + k] = _block(
-                    s0 + k, k, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_mass,
-                    s_vel, lists, s_lists, lam, bias, a_inv, use_bias, rate, solid_imp,
-                    s_owner, b_inv, b_dv, b_loc, b_hit)
+                worst_blk[s0 + k] = _block(s0 + k, k, mode, forward, layout, fluid, lists,
+                                           s_lists, rows, bodies, coefs, scratch)
             _gather_bodies(m, b_loc, b_hit, b_dv)
     return worst_blk.max() if len(worst_blk) else 0.0
 
 
 @njit(cache=True, parallel=True)
-def sweeps_parallel(mode, iters, layout, n, vel, mat, inv_mass, s_vel, lists, s_lists, lam,
-                    bias, a_inv, use_bias, rate, solid_imp, s_owner, b_inv, b_dv, scratch):
+def sweeps_parallel(mode, iters, layout, fluid, lists, s_lists, rows, bodies, coefs, scratch):
     """:func:`sweeps` with the blocks of each colour in parallel (the same results)."""
-    blocks, col_start, nb_start, nb_nx = layout
+    col_start = layout[1]
+    b_dv = bodies[4]
     b_loc, b_hit, worst_blk = scratch
     for it in range(iters):
         forward = it % 2 == 0
@@ -370,10 +399,8 @@ def sweeps_parallel(mode, iters, layout, n, vel, mat, inv_mass, s_vel, lists, s_
             s0 = col_start[col]
             m = col_start[col + 1] - s0
             for k in prange(m):
-                worst_blk[s0 + k] = _block(
-                    s0 + k, k, mode, forward, blocks, nb_start, nb_nx, n, vel, mat, inv_mass,
-                    s_vel, lists, s_lists, lam, bias, a_inv, use_bias, rate, solid_imp,
-                    s_owner, b_inv, b_dv, b_loc, b_hit)
+                worst_blk[s0 + k] = _block(s0 + k, k, mode, forward, layout, fluid, lists,
+                                           s_lists, rows, bodies, coefs, scratch)
             _gather_bodies(m, b_loc, b_hit, b_dv)
     return worst_blk.max() if len(worst_blk) else 0.0
 

@@ -241,10 +241,11 @@ class ConstraintSolver:
         K.seed_hydrostatic(f.pos, n, f.mat, f._mass, 1.0 / f.nb_h, f.nb_nx,
                            ws * HYDROSTATIC * max(gy, 0.0) * h / f.r_l, self._tops, self._lam)
         self._b_inv = self._bodies()
-        K.setup_rows(n, f.mat, self._inv_mass, self._lists, self._s_lists, self._rho0,
-                     self.params.baumgarte * f.r_l / h, MAX_CORRECTION * f.r_l / h,
-                     SPECULATIVE * f.r_l / h, self._lam, self._bias, self._spec, self._a_inv,
-                     f.solid_owner, self._b_inv)
+        K.setup_rows((f.vel, f.mat, self._inv_mass, n), self._lists, self._s_lists,
+                     (f.solid_vel, f.solid_impulse, f.solid_owner, self._b_inv, self._b_dv),
+                     (self._rho0, self.params.baumgarte * f.r_l / h, MAX_CORRECTION * f.r_l / h,
+                      SPECULATIVE * f.r_l / h),
+                     (self._lam, self._bias, self._spec, self._a_inv))
         self._sweep(0, 1, f.vel, f.solid_vel, self._lam, self._bias, 0.0, 0.0, f.solid_impulse,
                     self._b_inv)
 
@@ -285,10 +286,11 @@ class ConstraintSolver:
         n = f.count
         par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
         run = K.sweeps_parallel if par else K.sweeps
-        return float(run(mode, iters, (self._blocks, self._col_start, f._nb_start, f.nb_nx), n,
-                         vel, f.mat, self._inv_mass, s_vel, self._lists, self._s_lists, lam,
-                         bias, self._a_inv, use_bias, rate, solid_imp, f.solid_owner, b_inv,
-                         self._b_dv, (self._b_loc, self._b_hit, self._worst)))
+        return float(run(mode, iters, (self._blocks, self._col_start, f._nb_start, f.nb_nx),
+                         (vel, f.mat, self._inv_mass, n), self._lists, self._s_lists,
+                         (lam, bias, self._a_inv),
+                         (s_vel, solid_imp, f.solid_owner, b_inv, self._b_dv),
+                         (use_bias, rate), (self._b_loc, self._b_hit, self._worst)))
 
     def _finish(self, h: float) -> None:
         """Positions from the velocities, the box, the cell deposit the coupling and the
