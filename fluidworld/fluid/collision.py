@@ -37,6 +37,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .bands import BANDS, CHUNK, band_bounds, chunk_cells
+
 __all__ = ["srd_collide", "srd_collide_parallel", "random_signs"]
 
 
@@ -189,6 +191,53 @@ def _accumulate_uniform(fluid, tables, grid, cells, cell_of):
 
 
 @njit(cache=True)
+def _srd_cells_of(i0, i1, pos, grid, cell_of):
+    a0, shift_x, shift_y, ncx, ncy = grid
+    inv = 1.0 / a0
+    for i in range(i0, i1):
+        cell_of[i] = _srd_cell(pos[i, 0], pos[i, 1], inv, shift_x, shift_y, ncx, ncy)
+
+
+@njit(cache=True)
+def _accumulate_band(c0, c1, chunks, fluid, mass_table, cell_of, cell_m, cell_p):
+    """The sums of :func:`_accumulate_uniform` for the cells ``c0:c1`` only, in particle order
+    (a band of :mod:`.bands`)."""
+    cmin, cmax = chunks
+    _, vel, mat, n = fluid
+    for t in range(len(cmin)):
+        if cmax[t] < c0 or cmin[t] >= c1:
+            continue
+        for i in range(t * CHUNK, min(n, (t + 1) * CHUNK)):
+            c = cell_of[i]
+            if c < c0 or c >= c1:
+                continue
+            m = mass_table[mat[i]]
+            cell_m[c] += m
+            cell_p[c, 0] += m * vel[i, 0]
+            cell_p[c, 1] += m * vel[i, 1]
+
+
+@njit(cache=True, parallel=True)
+def _accumulate_uniform_parallel(fluid, tables, grid, cells, cell_of, bands):
+    """:func:`_accumulate_uniform` over cell bands in parallel (:mod:`.bands`): every cell sums
+    its particles in particle order, so the sums are bit-identical."""
+    pos = fluid[0]
+    n = fluid[3]
+    nchunk = (n + CHUNK - 1) // CHUNK
+    for t in prange(nchunk):
+        _srd_cells_of(t * CHUNK, min(n, (t + 1) * CHUNK), pos, grid, cell_of)
+    if n == 0:
+        return
+    cmin = np.empty(nchunk, np.int64)
+    cmax = np.empty(nchunk, np.int64)
+    chunk_cells(cell_of, n, cmin, cmax)
+    bounds = band_bounds(cell_of, n, cmin.min(), cmax.max(), bands)
+    for k in prange(bands):
+        _accumulate_band(bounds[k], bounds[k + 1], (cmin, cmax), fluid, tables[0], cell_of,
+                         cells[1], cells[2])
+
+
+@njit(cache=True)
 def _mean_velocity(c0, c1, cell_m, cell_p):
     for c in range(c0, c1):
         m = cell_m[c]
@@ -324,7 +373,7 @@ def srd_collide_parallel(fluid, tables, grid, cells, seed=-1, cell_of=None, grou
     if uniform:
         if cell_of is None:
             cell_of = np.empty(n, np.int64)
-        _accumulate_uniform(fluid, tables, grid, cells, cell_of)
+        _accumulate_uniform_parallel(fluid, tables, grid, cells, cell_of, BANDS)
         for t in prange(ncc):
             _mean_velocity(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), cell_m, cell_p)
         ca = math.cos(alpha_table[k0])

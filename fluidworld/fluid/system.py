@@ -30,7 +30,16 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import advection, binning, collision, neighbour_lists, pressure_stage, repulsion, viscosity
+from . import (
+    advection,
+    bands,
+    binning,
+    collision,
+    neighbour_lists,
+    pressure_stage,
+    repulsion,
+    viscosity,
+)
 from .params import FluidParams, Material, default_materials
 from .particles import ParticleStore
 from .solver import SHARED_STAGES, Solver, substep_with
@@ -377,10 +386,13 @@ class FluidSystem(ParticleStore):
         n = self.count
         inv = 1.0 / self.nb_h
         keep = self.keep_start_positions
-        binning.sort_particles((self.pos, self.vel, self.mat, n), inv, self.nb_nx, self.nb_ny,
-                               (self._pos2, self._vel2, self._mat2), self._nb_start,
-                               self._cell_of, self._nb_span,
-                               self._start_pos if keep else self._start_pos[:0])
+        args = ((self.pos, self.vel, self.mat, n), inv, self.nb_nx, self.nb_ny,
+                (self._pos2, self._vel2, self._mat2), self._nb_start, self._cell_of,
+                self._nb_span, self._start_pos if keep else self._start_pos[:0])
+        if self.parallel:  # cell bands in parallel, bit-identical (see .bands)
+            bands.sort_particles_parallel(*args, bands.BANDS)
+        else:
+            binning.sort_particles(*args)
         self.start_count = n if keep else -1
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
