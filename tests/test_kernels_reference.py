@@ -208,6 +208,24 @@ def test_bin_points_exact(seed):
     np.testing.assert_array_equal(s_order, rorder)
 
 
+def test_bin_points_reuses_its_span_exactly():
+    """Successive binnings into the same ``cell_start`` with a ``span`` touch only the occupied
+    cells (and those of the last call), yet give the reference's full arrays every time: points
+    that gather, spread, grow in number, shrink and vanish."""
+    rng = np.random.default_rng(7)
+    nx, ny, inv = 23, 17, 0.5
+    start = np.full(nx * ny + 1, -7, np.int64)
+    span = np.array([0, nx * ny - 1, -1])
+    for m, (x0, x1) in ((40, (10, 20)), (40, (0, 45)), (90, (30, 44)), (5, (2, 4)), (0, (0, 1)),
+                        (60, (0, 46))):
+        pts = np.column_stack([rng.uniform(x0, x1, m), rng.uniform(0, 33, m)])
+        order = np.full(m, -1, np.int64)
+        binning.bin_points(pts, m, inv, nx, ny, start, order, span)
+        rstart, rorder = ref.bin_points(pts, m, inv, nx, ny)
+        np.testing.assert_array_equal(start, rstart)
+        np.testing.assert_array_equal(order, rorder)
+
+
 def test_bin_points_zero_points():
     start = np.full(13, -1, np.int64)
     binning.bin_points(np.zeros((0, 2)), 0, 0.5, 3, 4, start, np.zeros(0, np.int64))

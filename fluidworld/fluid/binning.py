@@ -101,21 +101,39 @@ def sort_particles(fluid, inv_h, nx, ny, out, cell_start, cell_of, span, keep_po
 
 
 @njit(cache=True)
-def bin_points(pos, m, inv_h, nx, ny, cell_start, order):
+def bin_points(pos, m, inv_h, nx, ny, cell_start, order, span=None):
     """Bin ``m`` points (solid particles) without moving them: ``order`` lists point indices cell
-    by cell, ``cell_start`` (``nx*ny + 1``) indexes into it."""
+    by cell, ``cell_start`` (``nx*ny + 1``) indexes into it.
+
+    With ``span`` (int64[3], as :func:`sort_particles` keeps it for the same ``cell_start``:
+    ``(first, last, m)`` of the previous call; ``(0, nx*ny - 1, -1)`` at first) only the cells
+    from the first to the last occupied one are counted and summed, and those occupied last time
+    outside them reset; without it the whole grid is rewritten."""
     ncell = nx * ny
-    for c in range(ncell + 1):
-        cell_start[c] = 0
     cells = np.empty(m, np.int64)
+    lo = ncell
+    hi = -1
     for i in range(m):
         c = _cell_index(pos[i, 0], pos[i, 1], inv_h, nx, ny)
         cells[i] = c
-        cell_start[c + 1] += 1
+        lo = min(lo, c)
+        hi = max(hi, c)
+    if span is None:
+        a, b, lo, hi = 0, ncell - 1, 0, ncell - 1
+    else:
+        a = min(lo, span[0])
+        b = ncell - 1 if m != span[2] else max(hi, span[1])
+        span[0] = lo
+        span[1] = hi
+        span[2] = m
+    for c in range(lo, hi + 1):
+        cell_start[c + 1] = 0
+    for i in range(m):
+        cell_start[cells[i] + 1] += 1
     # exclusive prefix shifted by one cell, then the scatter advances each entry to its final
     # value (as in sort_particles: no cursor array)
     run = 0
-    for c in range(ncell):
+    for c in range(lo, hi + 1):
         k = cell_start[c + 1]
         cell_start[c + 1] = run
         run += k
@@ -124,6 +142,10 @@ def bin_points(pos, m, inv_h, nx, ny, cell_start, order):
         d = cell_start[c + 1]
         cell_start[c + 1] = d + 1
         order[d] = i
+    for c in range(a, min(lo, ncell) + 1):
+        cell_start[c] = 0
+    for c in range(hi + 2, b + 2):
+        cell_start[c] = m
 
 
 @njit(cache=True)

@@ -139,6 +139,7 @@ class FluidSystem(ParticleStore):
         # occupied cells of the last sort, (first, last, count): see binning.sort_particles
         self._nb_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
         self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
+        self._s_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
         self._stripes = np.zeros(neighbour_lists.N_STRIPES + 1, np.int64)
         # pairs listed per neighbour-grid row in the last substep: balances the stripes
         self._row_work = np.zeros(self.nb_ny, np.int64)
@@ -401,7 +402,7 @@ class FluidSystem(ParticleStore):
         # so with bodies they are binned every substep)
         if not self._solids_binned or len(self.solid_pos) != len(self._wall_pos):
             binning.bin_points(self.solid_pos, len(self.solid_pos), inv, self.nb_nx, self.nb_ny,
-                               self._s_start, self._s_order)
+                               self._s_start, self._s_order, self._s_span)
             self._n_near = binning.mark_near_cells(self.solid_pos, len(self.solid_pos), inv,
                                                    self.nb_nx, self.nb_ny, self._near,
                                                    self._near_marked, self._n_near)
