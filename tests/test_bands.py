@@ -88,3 +88,28 @@ def test_band_bounds_cover_the_cells_in_order() -> None:
     assert b[0] == 5 and b[-1] == 500 and (np.diff(b) >= 0).all()
     per_band = np.histogram(cell_of, bins=b)[0]
     assert per_band.max() < 2 * 1000 / 7  # about equal shares
+
+
+@pytest.mark.parametrize("n", [0, 1, 20_000, 70_000])
+def test_parallel_maxima_of_the_coupling_are_the_serial_ones(n: int) -> None:
+    """The column tops (and the speed bound found with them) and the largest displacement since
+    the sort: maxima, so the chunked parallel kernels must give exactly the serial values."""
+    from fluidworld.coupling import containment, surface
+
+    rng = np.random.default_rng(n)
+    pos = np.column_stack([rng.uniform(0, 300, n), rng.uniform(0, 120, n)])
+    pos = pos[np.argsort(pos[:, 1], kind="stable")]
+    vel = rng.normal(0, 30, (n, 2))
+    cell_count = rng.uniform(0, 8, (12, 30))
+    solid = rng.uniform(0, 0.3, (12, 30))
+    tops = [np.zeros(61), np.zeros(61)]
+    vmax = [surface.column_tops(pos, vel, n, 10.0, cell_count, solid, 5.0, 4.97, tops[0]),
+            surface.column_tops_parallel(pos, vel, n, 10.0, cell_count, solid, 5.0, 4.97,
+                                         tops[1])]
+    assert vmax[0] == vmax[1]
+    np.testing.assert_array_equal(tops[0], tops[1])
+    assert n < 20_000 or np.isfinite(tops[0]).sum() > 50  # most columns found a top
+    start = pos + rng.normal(0, 0.2, (n, 2))
+    assert (containment.max_displacement(pos, start, n)
+            == containment.max_displacement_parallel(pos, start, n)
+            == (np.abs(pos - start).max() if n else 0.0))

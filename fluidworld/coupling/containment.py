@@ -29,11 +29,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .shapetests import _edge_normal, _push_out, _swept_through, _wall_crossing
 
-__all__ = ["shape_bounds", "contain_particles", "max_displacement"]
+__all__ = ["shape_bounds", "contain_particles", "max_displacement", "max_displacement_parallel"]
 
 
 @njit(cache=True)
@@ -57,16 +57,32 @@ def shape_bounds(kind, vstart, verts, radius, margin, out_box):
 
 
 @njit(cache=True, fastmath=True)
+def _max_displacement_range(pos, start, i0, i1):
+    d = 0.0
+    for i in range(i0, i1):
+        d = max(d, abs(pos[i, 0] - start[i, 0]))
+        d = max(d, abs(pos[i, 1] - start[i, 1]))
+    return d
+
+
+@njit(cache=True)
 def max_displacement(pos, start, n):
     """Largest coordinate change ``max |pos - start|`` (per axis) over the first ``n`` particles:
-    how far any particle can be from the cell it was binned in (a maximum, so ``fastmath``'s
-    reordering cannot change it; positions are finite)."""
-    p = pos[:n].ravel()
-    s = start[:n].ravel()
-    d = 0.0
-    for i in range(p.shape[0]):
-        d = max(d, abs(p[i] - s[i]))
-    return d
+    how far any particle can be from the cell it was binned in (a maximum, so neither
+    ``fastmath``'s reordering nor the parallel variant's chunks can change it; positions are
+    finite)."""
+    return _max_displacement_range(pos, start, 0, n)
+
+
+@njit(cache=True, parallel=True)
+def max_displacement_parallel(pos, start, n):
+    """:func:`max_displacement` over chunks in parallel (the same value: a maximum)."""
+    chunk = 8192
+    nchunk = (n + chunk - 1) // chunk
+    out = np.zeros(max(nchunk, 1))
+    for t in prange(nchunk):
+        out[t] = _max_displacement_range(pos, start, t * chunk, min(n, (t + 1) * chunk))
+    return out.max()
 
 
 @njit(cache=True, inline="always")

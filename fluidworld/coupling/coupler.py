@@ -440,7 +440,8 @@ class Coupler(BodyIO):
         # far (repulsion alone can move a particle further than its speed says)
         reach = self._margin
         if use_old:
-            self._moved_since_bin = float(C.max_displacement(f.pos, start, n))
+            moved = C.max_displacement_parallel if f.parallel else C.max_displacement
+            self._moved_since_bin = float(moved(f.pos, start, n))
             reach = max(reach, self._moved_since_bin)
         elif start is not None:  # the settle pass: the last containment knows (no full pass)
             reach = max(reach, self._moved_since_bin)

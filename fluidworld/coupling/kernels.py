@@ -62,10 +62,14 @@ from .fluid_forces import (
 from .surface import (
     body_rows_range,
     column_tops,
+    column_tops_parallel,
     sample_bounds,
     submerged_areas,
     water_levels,
 )
+
+#: From this many particles the exchange finds the column tops in parallel (the same result).
+PARALLEL_TOPS = 20_000
 
 __all__ = [
     "STATE_COLUMNS",
@@ -273,7 +277,11 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
                 known = True
     fresh = measure or not known
     if fresh:
-        vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
+        if n >= PARALLEL_TOPS:
+            vmax = column_tops_parallel(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w,
+                                        tops)
+        else:
+            vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
     water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
     if rho_fixed > 0.0:
         prof[:, :] = rho_fixed

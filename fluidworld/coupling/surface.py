@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .buoyancy import _level_at
 
-__all__ = ["submerged_areas", "sample_bounds", "column_tops", "water_levels", "body_rows_range"]
+__all__ = ["submerged_areas", "sample_bounds", "column_tops", "column_tops_parallel",
+           "water_levels", "body_rows_range"]
 
 
 @njit(cache=True)
@@ -58,21 +59,17 @@ def sample_bounds(pos, owner, n_bodies, half, out_box):
 
 
 @njit(cache=True)
-def column_tops(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, out_top):
-    """Highest fluid particle in each column of width ``col_w`` that has fluid below it (the
-    pressure cell one row down holds at least ``gamma / 4`` fluid particles by the pressure
-    stage's count, solid cover taken out), so that a droplet in the air is not the surface.
-    Empty columns get -inf. Returns the largest particle speed component (for broad phases)."""
+def _tops_range(pos, vel, i0, i1, inv, inv_c, cells, gamma, out_top):
+    """:func:`column_tops` for particles ``i0..i1`` into ``out_top`` (``cells``: the pressure
+    stage's ``(cell_count, solid_frac)``); returns their largest speed component."""
+    cell_count, solid_frac = cells
     ny, nx = cell_count.shape
-    out_top[:] = -np.inf
-    inv = 1.0 / a0
-    inv_c = 1.0 / col_w
     ncol = out_top.shape[0]
     vmax = 0.0
     # top rows first (the particles come sorted by row from the bin stage, give or take a
     # substep's motion): a column's top is then found early and the particles below it leave at
     # the first test. The result (a maximum per column) does not depend on the order.
-    for p in range(n - 1, -1, -1):
+    for p in range(i1 - 1, i0 - 1, -1):
         vmax = max(vmax, abs(vel[p, 0]), abs(vel[p, 1]))
         x = pos[p, 0]
         y = pos[p, 1]
@@ -85,6 +82,37 @@ def column_tops(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, out_top):
             continue
         out_top[c] = y
     return vmax
+
+
+@njit(cache=True)
+def column_tops(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, out_top):
+    """Highest fluid particle in each column of width ``col_w`` that has fluid below it (the
+    pressure cell one row down holds at least ``gamma / 4`` fluid particles by the pressure
+    stage's count, solid cover taken out), so that a droplet in the air is not the surface.
+    Empty columns get -inf. Returns the largest particle speed component (for broad phases)."""
+    out_top[:] = -np.inf
+    return _tops_range(pos, vel, 0, n, 1.0 / a0, 1.0 / col_w, (cell_count, solid_frac), gamma,
+                       out_top)
+
+
+@njit(cache=True, parallel=True)
+def column_tops_parallel(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, out_top):
+    """:func:`column_tops` over chunks of particles in parallel, the chunks' tops merged: the
+    same result (maxima)."""
+    chunk = 16384
+    nchunk = max((n + chunk - 1) // chunk, 1)
+    ncol = out_top.shape[0]
+    tops = np.full((nchunk, ncol), -np.inf)
+    vm = np.zeros(nchunk)
+    for t in prange(nchunk):
+        vm[t] = _tops_range(pos, vel, t * chunk, min(n, (t + 1) * chunk), 1.0 / a0,
+                            1.0 / col_w, (cell_count, solid_frac), gamma, tops[t])
+    for c in range(ncol):
+        top = -np.inf
+        for t in range(nchunk):
+            top = max(top, tops[t, c])
+        out_top[c] = top
+    return vm.max()
 
 
 @njit(cache=True)
