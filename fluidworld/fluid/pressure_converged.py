@@ -37,6 +37,7 @@ __all__ = [
     "solve_padded_pair_parallel",
     "solve_rbgs",
     "converged_correction",
+    "converged_correction_parallel",
     "apply_cell_shift",
     "apply_cell_shift_parallel",
     "remove_free_drift",
@@ -316,36 +317,49 @@ def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
 
 # ----------------------------------------------------------------------------- corrections
 @njit(cache=True)
+def _correction_row(j, phi, cnt, inv, grad):
+    ny, nx = phi.shape
+    for i in range(nx):
+        if cnt[j, i] < EMPTY_COUNT:
+            grad[j, i, 0] = 0.0
+            grad[j, i, 1] = 0.0
+            continue
+        p = phi[j, i]
+        gx = 0.0
+        kx = 0
+        if i + 1 < nx:
+            gx += ((phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0) - p) * inv
+            kx += 1
+        if i > 0:
+            gx += (p - (phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0)) * inv
+            kx += 1
+        gy = 0.0
+        ky = 0
+        if j + 1 < ny:
+            gy += ((phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0) - p) * inv
+            ky += 1
+        if j > 0:
+            gy += (p - (phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0)) * inv
+            ky += 1
+        grad[j, i, 0] = gx / kx if kx > 0 else 0.0
+        grad[j, i, 1] = gy / ky if ky > 0 else 0.0
+
+
+@njit(cache=True)
 def converged_correction(phi, cnt, a0, grad, rows=None):
     """Per-cell ``grad`` = mean of the face gradients of ``phi`` (walls excluded, air phi = 0);
     each particle's new velocity is ``v - grad[cell]``. With ``rows`` only those rows."""
-    ny, nx = phi.shape
     inv = 1.0 / a0
-    for j in _all_rows(ny, rows):
-        for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT:
-                grad[j, i, 0] = 0.0
-                grad[j, i, 1] = 0.0
-                continue
-            p = phi[j, i]
-            gx = 0.0
-            kx = 0
-            if i + 1 < nx:
-                gx += ((phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0) - p) * inv
-                kx += 1
-            if i > 0:
-                gx += (p - (phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0)) * inv
-                kx += 1
-            gy = 0.0
-            ky = 0
-            if j + 1 < ny:
-                gy += ((phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0) - p) * inv
-                ky += 1
-            if j > 0:
-                gy += (p - (phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0)) * inv
-                ky += 1
-            grad[j, i, 0] = gx / kx if kx > 0 else 0.0
-            grad[j, i, 1] = gy / ky if ky > 0 else 0.0
+    for j in _all_rows(phi.shape[0], rows):
+        _correction_row(j, phi, cnt, inv, grad)
+
+
+@njit(cache=True, parallel=True)
+def converged_correction_parallel(phi, cnt, a0, grad, rows):
+    """:func:`converged_correction` with the ``rows`` in parallel; identical results."""
+    inv = 1.0 / a0
+    for t in prange(len(rows)):
+        _correction_row(rows[t], phi, cnt, inv, grad)
 
 
 @njit(cache=True)

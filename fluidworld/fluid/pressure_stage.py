@@ -42,7 +42,7 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
         return
     # both solvers work on the rows that hold something (and those that did in the last
     # substep): the rest of a level is air and keeps its air values
-    pressure.row_spans(fs.cell_count, fs._spans)
+    (pressure.row_spans_parallel if par else pressure.row_spans)(fs.cell_count, fs._spans)
     rows = fs._rows[: pressure.active_rows(fs._spans, fs._rows_was_active, fs._rows)]
     fs.variable_density = False
     if p.pressure_solver == "converged" and pressure_variable.mixed_densities(
@@ -58,20 +58,19 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
         rhs(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
             fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
         pc.solver_coefficients(fs.cell_count, fs._invk, rows)
+        grad_of = pc.converged_correction_parallel if par else pc.converged_correction
         shift = p.density_correction > 0.0
         if shift:  # both potentials in the same sweeps (same coefficients, same rows)
             solve2 = pc.solve_padded_pair_parallel if par else pc.solve_padded_pair
             solve2(fs._phi_pad, fs._div, fs._dpot_pad, fs._rhs_density,
                    fs.cell_count, fs._invk, p.pressure_iterations, _SOR_OMEGA,
                    fs._spans, rows)
-            pc.converged_correction(fs.cell_density_potential, fs.cell_count, p.a0,
-                                    fs._grad_density, rows)
+            grad_of(fs.cell_density_potential, fs.cell_count, p.a0, fs._grad_density, rows)
         else:
             solve = pc.solve_padded_parallel if par else pc.solve_padded
             solve(fs._phi_pad, fs._div, fs.cell_count, fs._invk,
                   p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        pc.converged_correction(fs.cell_pressure, fs.cell_count, p.a0, fs.cell_grad,
-                                rows)
+        grad_of(fs.cell_pressure, fs.cell_count, p.a0, fs.cell_grad, rows)
         # one flood fill for both fields: neither may move a free body of water as a whole
         pc.remove_free_drift(fs.cell_count, fs.cell_grad, fs._grad_density, shift,
                              fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen,

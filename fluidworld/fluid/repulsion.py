@@ -92,18 +92,35 @@ def pair_tables(mass, group, r_l):
 
 
 @njit(cache=True)
+def _mix_range(mat, i0, i1, mass, group, m0, g0):
+    for i in range(i0, i1):
+        k = mat[i]
+        if mass[k] != m0 or group[k] != g0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def material_mix(mat, n, mass, group):
     """Whether the first ``n`` particles hold materials of different masses or different
     miscibility groups (the multiphase pass is needed)."""
     if n == 0:
         return False
-    m0 = mass[mat[0]]
-    g0 = group[mat[0]]
-    for i in range(1, n):
-        k = mat[i]
-        if mass[k] != m0 or group[k] != g0:
-            return True
-    return False
+    return _mix_range(mat, 1, n, mass, group, mass[mat[0]], group[mat[0]])
+
+
+@njit(cache=True, parallel=True)
+def material_mix_parallel(mat, n, mass, group):
+    """:func:`material_mix` over chunks in parallel (the same answer)."""
+    if n == 0:
+        return False
+    chunk = 16384
+    nchunk = (n + chunk - 1) // chunk
+    found = np.zeros(nchunk, np.bool_)
+    for t in prange(nchunk):
+        found[t] = _mix_range(mat, t * chunk, min(n, (t + 1) * chunk), mass, group,
+                              mass[mat[0]], group[mat[0]])
+    return found.any()
 
 
 @njit(cache=True, inline="always")

@@ -424,7 +424,8 @@ class FluidSystem(ParticleStore):
                 (p.repulsion_iterations, self.r_l, p.repulsion_dv),
                 (self._disp, self._inel, self._wsum), (self.solid_impulse, self.solid_marked))
         # materials of different masses or miscibility groups: the multiphase pair pass
-        mp = repulsion.material_mix(self.mat, n, self._mass, self._group)
+        mix = repulsion.material_mix_parallel if self.parallel else repulsion.material_mix
+        mp = mix(self.mat, n, self._mass, self._group)
         tables = ((self._pair_half, self._pair_inv, self._pair_share),) if mp else ()
         if self.parallel_repulsion:
             repulsion.repulse_passes_parallel(*args, numba.get_num_threads(), *tables)
@@ -459,7 +460,8 @@ class FluidSystem(ParticleStore):
                 lists.build_half_lists_parallel(*args, numba.get_num_threads())
             else:
                 lists.build_half_lists(*args)
-            k, ks, n_touch = lists.list_stats(self._nbr_count, self._s_nbr_count, n, self._touch)
+            stats = lists.list_stats_parallel if self.parallel_repulsion else lists.list_stats
+            k, ks, n_touch = stats(self._nbr_count, self._s_nbr_count, n, self._touch)
             # the fluid list is written branch-free (see _half_list_row): it needs a spare slot
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
                 break
@@ -467,8 +469,8 @@ class FluidSystem(ParticleStore):
                 self._nbr = np.zeros((self._cap, k + 2), np.uint32)
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.uint32)
-        lists.row_pairs(self._nb_start, nx, ny, self._nbr_count, self._s_nbr_count,
-                        self._row_work)
+        pairs = lists.row_pairs_parallel if self.parallel_repulsion else lists.row_pairs
+        pairs(self._nb_start, nx, ny, self._nbr_count, self._s_nbr_count, self._row_work)
         nst = lists.stripe_rows(self._nb_start, nx, ny, lists.N_STRIPES, self._stripes,
                                 self._row_work)
         return nst, n_touch
