@@ -409,54 +409,76 @@ def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, ro
                 continue
             seen[start] = True
             order[0] = start
-            head = 0
-            tail = 1
-            touches = False
-            w = 0.0
-            gx = 0.0
-            gy = 0.0
-            hx = 0.0
-            hy = 0.0
-            while head < tail:
-                c = order[head]
-                head += 1
-                j = c // nx
-                i = c - j * nx
-                if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
-                    touches = True
-                k = cnt[j, i]
-                if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
-                        or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
-                        or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
-                        or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
-                    k -= solid_frac[j, i] * gamma
-                w += k
-                gx += k * grad[j, i, 0]
-                gy += k * grad[j, i, 1]
-                if both:
-                    hx += k * grad2[j, i, 0]
-                    hy += k * grad2[j, i, 1]
-                for d in range(4):
-                    jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
-                    ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
-                    if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
-                        continue
-                    cc = jj * nx + ii
-                    if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
-                        seen[cc] = True
-                        order[tail] = cc
-                        tail += 1
-            if not touches and w > 0.0:
-                mx = gx / w
-                my = gy / w
-                m2x = hx / w
-                m2y = hy / w
-                for q in range(tail):
-                    c = order[q]
-                    j = c // nx
-                    i = c - j * nx
-                    grad[j, i, 0] -= mx
-                    grad[j, i, 1] -= my
-                    if both:
-                        grad2[j, i, 0] -= m2x
-                        grad2[j, i, 1] -= m2y
+            tail, touches = _flood(order, seen, cnt, nx, ny)
+            if not touches:  # the region's sums, in the order the fill visited its cells
+                _remove_mean(order, tail, cnt, grad, grad2, both, solid_frac, gamma)
+
+
+@njit(cache=True)
+def _flood(order, seen, cnt, nx, ny):
+    """Breadth-first fill from ``order[0]`` over non-empty cells; returns the region's size (its
+    cells are ``order[:size]``, in visiting order) and whether it touches the domain's edge."""
+    head = 0
+    tail = 1
+    touches = False
+    while head < tail:
+        c = order[head]
+        head += 1
+        j = c // nx
+        i = c - j * nx
+        if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
+            touches = True
+        for d in range(4):
+            jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
+            ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
+            if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
+                continue
+            cc = jj * nx + ii
+            if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
+                seen[cc] = True
+                order[tail] = cc
+                tail += 1
+    return tail, touches
+
+
+@njit(cache=True)
+def _remove_mean(order, size, cnt, grad, grad2, both, solid_frac, gamma):
+    """Subtract the count-weighted mean of ``grad`` (and ``grad2`` if ``both``) over the region
+    ``order[:size]`` (see :func:`remove_free_drift` for the weights)."""
+    ny, nx = cnt.shape
+    w = 0.0
+    gx = 0.0
+    gy = 0.0
+    hx = 0.0
+    hy = 0.0
+    for q in range(size):
+        c = order[q]
+        j = c // nx
+        i = c - j * nx
+        k = cnt[j, i]
+        if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
+                or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
+                or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
+                or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
+            k -= solid_frac[j, i] * gamma
+        w += k
+        gx += k * grad[j, i, 0]
+        gy += k * grad[j, i, 1]
+        if both:
+            hx += k * grad2[j, i, 0]
+            hy += k * grad2[j, i, 1]
+    if w <= 0.0:
+        return
+    mx = gx / w
+    my = gy / w
+    m2x = hx / w
+    m2y = hy / w
+    for q in range(size):
+        c = order[q]
+        j = c // nx
+        i = c - j * nx
+        grad[j, i, 0] -= mx
+        grad[j, i, 1] -= my
+        if both:
+            grad2[j, i, 0] -= m2x
+            grad2[j, i, 1] -= m2y
