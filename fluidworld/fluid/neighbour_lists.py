@@ -81,26 +81,14 @@ def stripe_rows(n_start, nx, ny, nstripes, bounds, row_work):
 
 
 @njit(cache=True)
-def _row_pair_count(r, n_start, nx, nbr_count, s_nbr_count, out):
-    w = 0
-    for i in range(n_start[r * nx], n_start[(r + 1) * nx]):
-        w += nbr_count[i] + s_nbr_count[i]
-    out[r] = w
-
-
-@njit(cache=True)
 def row_pairs(n_start, nx, ny, nbr_count, s_nbr_count, out):
     """``out[row]``: the fluid and solid pairs listed for the particles of each grid row (the
     work of a repulsion pass there, for :func:`stripe_rows`)."""
     for r in range(ny):
-        _row_pair_count(r, n_start, nx, nbr_count, s_nbr_count, out)
-
-
-@njit(cache=True, parallel=True)
-def row_pairs_parallel(n_start, nx, ny, nbr_count, s_nbr_count, out):
-    """:func:`row_pairs` with the rows in parallel; identical results."""
-    for r in prange(ny):
-        _row_pair_count(r, n_start, nx, nbr_count, s_nbr_count, out)
+        w = 0
+        for i in range(n_start[r * nx], n_start[(r + 1) * nx]):
+            w += nbr_count[i] + s_nbr_count[i]
+        out[r] = w
 
 
 @njit(cache=True)
@@ -231,48 +219,20 @@ def build_half_lists_parallel(pos, grid, solids, cutoff, lists, nthreads):
 
 
 @njit(cache=True)
-def _stats_range(nbr_count, s_nbr_count, i0, i1, touch, nt):
-    """:func:`list_stats` for particles ``i0..i1``, writing touching ones from ``touch[nt]`` on
-    (``nt < 0``: count only)."""
-    k = 0
-    ks = 0
-    m = 0
-    for i in range(i0, i1):
-        k = max(k, nbr_count[i])
-        c = s_nbr_count[i]
-        if c > 0:
-            ks = max(ks, c)
-            if nt >= 0:
-                touch[nt + m] = i
-            m += 1
-    return k, ks, m
-
-
-@njit(cache=True)
 def list_stats(nbr_count, s_nbr_count, n, touch):
     """Longest fluid and solid list, and the particles that have solid neighbours.
 
     ``touch`` receives the indices of particles with ``s_nbr_count > 0``. Returns
     ``(max fluid count, max solid count, number of touching particles)``.
     """
-    return _stats_range(nbr_count, s_nbr_count, 0, n, touch, 0)
-
-
-@njit(cache=True, parallel=True)
-def list_stats_parallel(nbr_count, s_nbr_count, n, touch):
-    """:func:`list_stats` over chunks in parallel: counted first, then each chunk writes its
-    touching particles at its offset, so ``touch`` is the same list in the same order."""
-    chunk = 16384
-    nchunk = max((n + chunk - 1) // chunk, 1)
-    ks_all = np.zeros(nchunk, np.int64)
-    k_all = np.zeros(nchunk, np.int64)
-    m_all = np.zeros(nchunk, np.int64)
-    for t in prange(nchunk):
-        k_all[t], ks_all[t], m_all[t] = _stats_range(nbr_count, s_nbr_count, t * chunk,
-                                                     min(n, (t + 1) * chunk), touch, -1)
-    off = np.zeros(nchunk, np.int64)
-    for t in range(1, nchunk):
-        off[t] = off[t - 1] + m_all[t - 1]
-    for t in prange(nchunk):
-        _stats_range(nbr_count, s_nbr_count, t * chunk, min(n, (t + 1) * chunk), touch, off[t])
-    return k_all.max(), ks_all.max(), off[nchunk - 1] + m_all[nchunk - 1]
+    k = 0
+    ks = 0
+    nt = 0
+    for i in range(n):
+        k = max(k, nbr_count[i])
+        c = s_nbr_count[i]
+        if c > 0:
+            ks = max(ks, c)
+            touch[nt] = i
+            nt += 1
+    return k, ks, nt
