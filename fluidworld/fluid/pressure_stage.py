@@ -45,8 +45,9 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
     (pressure.row_spans_parallel if par else pressure.row_spans)(fs.cell_count, fs._spans)
     rows = fs._rows[: pressure.active_rows(fs._spans, fs._rows_was_active, fs._rows)]
     fs.variable_density = False
-    if p.pressure_solver == "converged" and pressure_variable.mixed_densities(
-            fs.mat, fs.count, fs._inv_rho):
+    mixed = (pressure_variable.mixed_densities_parallel if par
+             else pressure_variable.mixed_densities)
+    if p.pressure_solver == "converged" and mixed(fs.mat, fs.count, fs._inv_rho):
         _solve_variable(fs, h, rows)
         return
     if p.pressure_solver == "paper":

@@ -39,6 +39,7 @@ from .pressure_converged import _rows_around, _zero_air
 
 __all__ = [
     "mixed_densities",
+    "mixed_densities_parallel",
     "cell_specific_volume",
     "face_coefficients",
     "solve_padded_var",
@@ -50,15 +51,33 @@ __all__ = [
 
 
 @njit(cache=True)
+def _other_density(mat, i0, i1, inv_rho, b0):
+    for i in range(i0, i1):
+        if inv_rho[mat[i]] != b0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def mixed_densities(mat, n, inv_rho):
     """Whether the first ``n`` particles' materials have more than one density."""
     if n == 0:
         return False
-    b0 = inv_rho[mat[0]]
-    for i in range(1, n):
-        if inv_rho[mat[i]] != b0:
-            return True
-    return False
+    return _other_density(mat, 1, n, inv_rho, inv_rho[mat[0]])
+
+
+@njit(cache=True, parallel=True)
+def mixed_densities_parallel(mat, n, inv_rho):
+    """:func:`mixed_densities` over chunks in parallel (the same answer)."""
+    if n == 0:
+        return False
+    chunk = 16384
+    nchunk = (n + chunk - 1) // chunk
+    found = np.zeros(nchunk, np.bool_)
+    for t in prange(nchunk):
+        found[t] = _other_density(mat, t * chunk, min(n, (t + 1) * chunk), inv_rho,
+                                  inv_rho[mat[0]])
+    return found.any()
 
 
 @njit(cache=True)
