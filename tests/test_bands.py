@@ -143,34 +143,3 @@ def test_parallel_grid_helpers_are_the_serial_ones(n: int) -> None:
     np.testing.assert_array_equal(grads[0], grads[1])
     assert (grads[0][1] == 7.0).all() and (grads[0][3] != 7.0).any()  # only the rows given
 
-
-@pytest.mark.parametrize("order", ["by_body", "interleaved"])
-def test_the_pressure_push_summed_in_body_bands_is_the_serial_sum(order: str) -> None:
-    """The interior samples' pressure push per body, bodies in bands in parallel: each body
-    still sums its samples in their order, whether the samples come body by body (as the
-    coupler lays them out) or interleaved."""
-    from fluidworld.coupling import fluid_forces
-
-    rng = np.random.default_rng(4)
-    nb, m, ny, nx = 40, 9000, 30, 50
-    owner = np.repeat(np.arange(nb), m // nb).astype(np.int64)
-    if order == "interleaved":
-        owner = rng.permutation(owner)
-    pos = rng.uniform(5, 295, (m, 2)) * [1.0, 0.6] + [0.0, 5.0]
-    interior = (np.zeros((m, 2)), owner, rng.uniform(1, 4, m), pos, np.zeros((m, 2)),
-                np.zeros((ny, nx)))
-    cells = (rng.uniform(0.6, 9, (ny, nx)), np.zeros((ny, nx, 2)), rng.normal(0, 50, (ny, nx, 2)),
-             np.zeros((ny, nx)), np.zeros((ny, nx, 2)))
-    state = np.zeros((nb, 9))
-    state[:, 7:9] = rng.uniform(0, 200, (nb, 2))
-    levels = np.full((nb, 4), np.nan)
-    levels[::3] = [0.0, 120.0, 300.0, 125.0]  # some bodies partly under a level
-    out = []
-    for push in (fluid_forces.pressure_impulses, fluid_forces.pressure_impulses_parallel):
-        bodies = (state, np.ones(nb, np.bool_), levels, levels, np.zeros((nb, 4)),
-                  np.full((nb, ny), 1.0), np.zeros((nb, 2)), np.zeros(nb), np.zeros(nb))
-        push(interior, bodies, cells, 10.0, 2.5, 0.0, -7.5)
-        out.append((bodies[6], bodies[7]))
-    assert np.abs(out[0][0]).max() > 0.0
-    np.testing.assert_array_equal(out[0][0], out[1][0])
-    np.testing.assert_array_equal(out[0][1], out[1][1])

@@ -18,9 +18,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ..fluid.bands import BANDS, CHUNK, band_bounds, chunk_cells
 from .buoyancy import _level_at
 
 __all__ = ["sum_point_impulses", "drag_impulses", "apply_cell_impulses",
@@ -212,74 +211,35 @@ def pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y):
     of still water (under 2 degrees with the smooth field); the smooth field as the force too
     let a ball launched into a free blob gain 7.5 % momentum (0.24 % cell-constant).
     """
-    for k in range(interior[3].shape[0]):
-        _pressure_sample(k, interior, bodies, cells, 1.0 / a0, spacing, kick_x, kick_y)
-
-
-@njit(cache=True)
-def _pressure_band(b0, b1, chunks, interior, bodies, cells, consts):
-    """:func:`pressure_impulses` for the samples of bodies ``b0..b1`` (a band of
-    :mod:`fluidworld.fluid.bands`), in sample order; ``consts = (1 / a0, spacing, kick_x,
-    kick_y)``."""
-    cmin, cmax = chunks
-    owner = interior[1]
-    n = owner.shape[0]
-    inv, spacing, kick_x, kick_y = consts
-    for t in range(len(cmin)):
-        if cmax[t] < b0 or cmin[t] >= b1:
-            continue
-        for k in range(t * CHUNK, min(n, (t + 1) * CHUNK)):
-            if b0 <= owner[k] < b1:
-                _pressure_sample(k, interior, bodies, cells, inv, spacing, kick_x, kick_y)
-
-
-@njit(cache=True, parallel=True)
-def pressure_impulses_parallel(interior, bodies, cells, a0, spacing, kick_x, kick_y):
-    """:func:`pressure_impulses` with the bodies in bands, in parallel: each body sums its
-    samples in their order, so the impulses are bit-identical."""
-    owner = interior[1]
-    n = owner.shape[0]
-    if n == 0:
-        return
-    nchunk = (n + CHUNK - 1) // CHUNK
-    cmin = np.empty(nchunk, np.int64)
-    cmax = np.empty(nchunk, np.int64)
-    chunk_cells(owner, n, cmin, cmax)
-    bounds = band_bounds(owner, n, cmin.min(), cmax.max(), BANDS)
-    for t in prange(BANDS):
-        _pressure_band(bounds[t], bounds[t + 1], (cmin, cmax), interior, bodies, cells,
-                       (1.0 / a0, spacing, kick_x, kick_y))
-
-
-@njit(cache=True)
-def _pressure_sample(k, interior, bodies, cells, inv, spacing, kick_x, kick_y):
-    """One interior sample's push (see :func:`pressure_impulses`), added to its body."""
     local, owner, area, pos, vel, cover_area = interior
     # ``levels``: the kick levels, those the cover was built on
     state, dynamic, body_levels, levels, body_box, prof, out_j, out_tau, submerged = bodies
     cell_count, cell_vel, grad, solid_frac, cover_vel = cells
+    n = pos.shape[0]
     ny, nx = grad.shape[0], grad.shape[1]
-    b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
-    if not dynamic[b]:
-        return
-    i = int(math.floor(pos[k, 0] * inv))
-    j = int(math.floor(pos[k, 1] * inv))
-    if i < 0 or i >= nx or j < 0 or j >= ny:
-        return
-    if ((i > 0 and cell_count[j, i - 1] < 0.5) or (i + 1 < nx and cell_count[j, i + 1] < 0.5)
-            or (j > 0 and cell_count[j - 1, i] < 0.5)
-            or (j + 1 < ny and cell_count[j + 1, i] < 0.5)):
-        return
-    w = 1.0
-    lev = _level_at(levels, b, pos[k, 0])
-    if not math.isnan(lev):
-        w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
-    if w <= 0.0:
-        return
-    c = -prof[b, j] * area[k] * w
-    out_j[b, 0] += c * (grad[j, i, 0] - kick_x)
-    out_j[b, 1] += c * (grad[j, i, 1] - kick_y)
-    gx, gy = _grad_at(grad, cell_count, pos[k, 0] * inv - 0.5, pos[k, 1] * inv - 0.5, i, j)
-    jx = c * (gx - kick_x)
-    jy = c * (gy - kick_y)
-    out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
+    inv = 1.0 / a0
+    for k in range(n):
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
+        if not dynamic[b]:
+            continue
+        i = int(math.floor(pos[k, 0] * inv))
+        j = int(math.floor(pos[k, 1] * inv))
+        if i < 0 or i >= nx or j < 0 or j >= ny:
+            continue
+        if ((i > 0 and cell_count[j, i - 1] < 0.5) or (i + 1 < nx and cell_count[j, i + 1] < 0.5)
+                or (j > 0 and cell_count[j - 1, i] < 0.5)
+                or (j + 1 < ny and cell_count[j + 1, i] < 0.5)):
+            continue
+        w = 1.0
+        lev = _level_at(levels, b, pos[k, 0])
+        if not math.isnan(lev):
+            w = min(max((lev - (pos[k, 1] - 0.5 * spacing)) / spacing, 0.0), 1.0)
+        if w <= 0.0:
+            continue
+        c = -prof[b, j] * area[k] * w
+        out_j[b, 0] += c * (grad[j, i, 0] - kick_x)
+        out_j[b, 1] += c * (grad[j, i, 1] - kick_y)
+        gx, gy = _grad_at(grad, cell_count, pos[k, 0] * inv - 0.5, pos[k, 1] * inv - 0.5, i, j)
+        jx = c * (gx - kick_x)
+        jy = c * (gy - kick_y)
+        out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx

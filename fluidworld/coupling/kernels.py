@@ -57,7 +57,6 @@ from .fluid_forces import (
     drag_impulses,
     impulse_particle_range,
     pressure_impulses,
-    pressure_impulses_parallel,
     sum_point_impulses,
 )
 from .surface import (
@@ -71,9 +70,6 @@ from .surface import (
 
 #: From this many particles the exchange finds the column tops in parallel (the same result).
 PARALLEL_TOPS = 20_000
-#: From this many interior samples their pressure push is summed in parallel, bodies in bands
-#: (each body's sum in sample order: the same result).
-PARALLEL_SAMPLES = 4_096
 
 __all__ = [
     "STATE_COLUMNS",
@@ -271,9 +267,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     if m_out:
         sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
     m_in = in_pos.shape[0]
-    if push and m_in >= PARALLEL_SAMPLES:
-        pressure_impulses_parallel(interior, bodies, cells, a0, spacing, kick_x, kick_y)
-    elif push:
+    if push:
         pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
     sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
     known = False
