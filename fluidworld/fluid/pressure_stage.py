@@ -31,7 +31,7 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
     """Eq. 7-10: the velocity correction from the cell pressure (see ``pressure.py`` and
     ``pressure_converged.py``)."""
     p = fs.params
-    par = fs.parallel
+    par = fs.parallel_pressure
     pc = pressure_converged
     deposit = pressure.deposit_cells_parallel if par else pressure.deposit_cells
     deposit(fs.pos, fs.vel, fs.count, p.a0, fs.nx, fs.ny, p.gamma,
@@ -89,7 +89,7 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64]) -> None:
     pressure per unit mass on a variable-coefficient operator (``pressure_variable.py``),
     the density correction volumetric as in the single-density path."""
     p = fs.params
-    par = fs.parallel
+    par = fs.parallel_pressure
     pc = pressure_converged
     pv = pressure_variable
     fs.variable_density = True

@@ -62,6 +62,12 @@ PARALLEL_MIN_PARTICLES = 12_000
 #: long as idle workers spin between its regions (see ``fluidworld/__init__.py``): the 6k row of
 #: Table 1 went from 1.20-1.25 to 0.96-1.16 ms; at 4,000 particles it did not pay.
 PARALLEL_REPULSION_MIN_PARTICLES = 5_000
+#: The pressure stage runs its parallel kernels from this many particles, *also on one thread*:
+#: numba compiles a parallel loop's body as a kernel whose arrays do not alias, which the
+#: compiler vectorises, so on one thread they beat the serial kernels (the right-hand side: 1.92
+#: -> 0.66 ms at 100k). Measured, game preset: 6k, 2 threads 1.61 -> 1.33 ms/step; 100k, 1
+#: thread 26.3 -> 23.3; 100k, 2 threads unchanged. Results are identical either way.
+PARALLEL_PRESSURE_MIN_PARTICLES = 3_000
 
 #: Fraction of the velocity relative to the SRD cell mean that a viscous material
 #: (``Material.viscosity > 0``) loses per substep in the collision (Eq. 3's ``nu``): it damps
@@ -365,6 +371,12 @@ class FluidSystem(ParticleStore):
         """Whether this step runs the parallel kernel variants (large particle counts, and more
         than one thread: a parallel kernel on one thread is slower than the serial one)."""
         return self.count >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
+
+    @property
+    def parallel_pressure(self) -> bool:
+        """Whether the pressure stage runs its parallel kernels (see
+        :data:`PARALLEL_PRESSURE_MIN_PARTICLES`: on any number of threads)."""
+        return self.count >= PARALLEL_PRESSURE_MIN_PARTICLES
 
     @property
     def parallel_repulsion(self) -> bool:
