@@ -43,12 +43,13 @@ def test_a_busy_core_makes_it_drop_to_one_thread_and_a_free_one_brings_it_back(
     assert pol.threads == 1 and pol.switches == 1
     first = ran.index(1)
     assert first <= 3 + 8  # the first probe, right after the warm-up
-    # the losing probes of 2 threads back off: 8, 16, 32, ... steps apart
+    # the losing probes of 2 threads back off: 8, 16, 32, ... steps apart (a losing probe ends
+    # after its first step)
     assert 4 <= ran[first:].count(2) <= 6
     m.cost = {1: 1.0, 2: 0.55}  # the core is free again
     ran = [m.step(pol) for _ in range(200)]
     assert pol.threads == 2 and pol.switches == 2
-    assert ran[-50:].count(1) <= 1
+    assert ran[-50:].count(1) <= 2  # at most two (losing, one-step) probes of one thread
     assert pol.step_times()[2] == pytest.approx(0.55)
 
 
@@ -67,6 +68,7 @@ def test_no_switch_on_a_small_difference_and_fixed_mode_leaves_numba_alone(
 @pytest.mark.parametrize("kw, match", [
     ({"mode": "fast"}, "mode must be 'auto' or 'fixed'"),
     ({"probe_every": 0}, "probe_every must be an int >= 1"),
+    ({"probe_steps": 0}, "probe_steps must be an int >= 1"),
     ({"switch_ratio": 1.5}, r"switch_ratio must be in \(0, 1\]"),
     ({"smoothing": 0.0}, r"smoothing must be in \(0, 1\]"),
     ({"warmup": -1}, "warmup must be an int >= 0"),
@@ -95,3 +97,28 @@ def test_switching_threads_every_step_changes_nothing_in_the_simulation() -> Non
         assert run(flip) == fixed
     finally:
         numba.set_num_threads(cap)
+
+
+def test_a_probe_that_is_fast_only_now_and_then_does_not_switch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shared core: two threads are 2x faster in the steps where the other worker happens to
+    run (60 % of them, at random) and 6x slower in the rest. A probe of two threads must win 5
+    steps in a row, and each switch back to one thread makes the next probe of two wait twice as
+    long: the steps average within 5 % of the one-thread time. (Probes judged on one step, with
+    one shared interval, averaged 1.41x with 276 switches.)"""
+    import random
+
+    m = FakeMachine(monkeypatch, {1: 1.0, 2: 0.5})
+    step = m.step
+
+    def run(policy: T.ThreadPolicy) -> float:
+        rnd = random.Random(5)
+        m.threads = 2  # numba's setting as the application left it
+        total = 0.0
+        for _ in range(6000):
+            m.cost[2] = 0.5 if rnd.random() < 0.6 else 6.0
+            total += m.cost[step(policy)]
+        return total / 6000
+
+    pol = T.ThreadPolicy(mode="auto", warmup=0)
+    assert run(pol) < 1.05 and pol.switches <= 6 and pol.threads == 1
