@@ -58,16 +58,22 @@ def test_the_band_sort_is_the_serial_sort(kind: str, n: int, nbands: int) -> Non
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("n", [1, 700, 5000])
-def test_band_cell_sums_make_the_parallel_collision_the_serial_one(kind: str, n: int) -> None:
+@pytest.mark.parametrize("n", [1, 700, 5000, 40_000])
+@pytest.mark.parametrize("mixed", [False, True])
+def test_band_cell_sums_make_the_parallel_collision_the_serial_one(kind: str, n: int,
+                                                                   mixed: bool) -> None:
     pos = _points(kind, n, seed=2 * n)
     rng = np.random.default_rng(3)
     vel0 = rng.normal(0, 50, (n, 2))
-    mat = np.zeros(n, np.uint8)  # one material: the uniform path, whose sums run in bands
+    # one material: the uniform path, whose sums run in bands; a second one (another alpha) in
+    # the last particle only: the general path, found by the (chunked) uniformity check
+    mat = np.zeros(n, np.uint8)
+    if mixed:
+        mat[-1] = 1
     a0 = 9.0
     ncx, ncy = int(NX / INV / a0) + 2, int(NY / INV / a0) + 2
     nc = ncx * ncy
-    tables = (np.array([1.0, 0.8]), np.array([2.0, 2.0]), np.array([0.05, 0.05]))
+    tables = (np.array([1.0, 0.8]), np.array([2.0, 1.5]), np.array([0.05, 0.05]))
     signs = np.zeros(nc, np.int8)
     collision.random_signs(11, signs)
     out = []

@@ -64,6 +64,21 @@ _fill_signs = random_signs
 
 
 @njit(cache=True)
+def _same_as(tables, mat, i0, i1, k0):
+    """Whether particles ``i0..i1`` all share material ``k0``'s alpha, nu and group
+    (``tables = (alpha_table, visc_table, group_table)``)."""
+    alpha_table, visc_table, group_table = tables
+    a0 = alpha_table[k0]
+    v0 = visc_table[k0]
+    g0 = group_table[k0]
+    for i in range(i0, i1):
+        k = mat[i]
+        if alpha_table[k] != a0 or visc_table[k] != v0 or group_table[k] != g0:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _uniform(alpha_table, visc_table, group_table, mat, n):
     """Whether the materials present among the ``n`` particles share alpha, nu and miscibility
     group (the usual case: one cos/sin per step), and the first particle's material (0 if
@@ -71,14 +86,22 @@ def _uniform(alpha_table, visc_table, group_table, mat, n):
     if n == 0:
         return True, 0
     k0 = mat[0]
-    a0 = alpha_table[k0]
-    v0 = visc_table[k0]
-    g0 = group_table[k0]
-    for i in range(1, n):
-        k = mat[i]
-        if alpha_table[k] != a0 or visc_table[k] != v0 or group_table[k] != g0:
-            return False, k0
-    return True, k0
+    return _same_as((alpha_table, visc_table, group_table), mat, 1, n, k0), k0
+
+
+@njit(cache=True, parallel=True)
+def _uniform_parallel(alpha_table, visc_table, group_table, mat, n):
+    """:func:`_uniform` over chunks of particles in parallel (the same answer)."""
+    if n == 0:
+        return True, 0
+    k0 = mat[0]
+    chunk = 16384
+    nchunk = (n + chunk - 1) // chunk
+    same = np.zeros(nchunk, np.bool_)
+    for t in prange(nchunk):
+        same[t] = _same_as((alpha_table, visc_table, group_table), mat, t * chunk,
+                           min(n, (t + 1) * chunk), k0)
+    return same.all(), k0
 
 
 @njit(cache=True)
@@ -366,7 +389,7 @@ def srd_collide_parallel(fluid, tables, grid, cells, seed=-1, cell_of=None, grou
             _fill_signs(seed, signs, c0 + t * chunk, min(c1, c0 + (t + 1) * chunk))
     if group_table is None:
         group_table = np.zeros(len(alpha_table), np.uint8)
-    uniform, k0 = _uniform(alpha_table, visc_table, group_table, mat, n)
+    uniform, k0 = _uniform_parallel(alpha_table, visc_table, group_table, mat, n)
     for t in prange(ncc):
         _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, cell_m, cell_p,
                     cell_a, cell_nu)
