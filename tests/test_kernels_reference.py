@@ -812,6 +812,11 @@ def test_half_lists_and_fused_passes(seed, gamma):
     work = np.zeros(sc.nb_ny, np.int64)
     nbl.row_pairs(start, sc.nb_nx, sc.nb_ny, cnt, s_cnt, work)
     assert work.sum() == cnt[:n].sum() + s_cnt[:n].sum()
+    # the fused pass FluidSystem takes gives the same stats, touch list and row pairs
+    work2, touch2 = np.full(sc.nb_ny, -1, np.int64), np.zeros(cap, np.int64)
+    assert nbl.list_stats_rows(start, sc.nb_nx, sc.nb_ny, cnt, s_cnt, n, touch2,
+                               work2) == (km, ksm, nt)
+    assert np.array_equal(work2, work) and np.array_equal(touch2[:nt], touch[:nt])
     nst = nbl.stripe_rows(start, sc.nb_nx, sc.nb_ny, nbl.N_STRIPES, bounds, work)
     results = []
     # serial with 1 and 3 passes; parallel split into 1, 2 and 5 threads' shares

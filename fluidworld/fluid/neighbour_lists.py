@@ -39,6 +39,7 @@ __all__ = [
     "build_half_lists",
     "build_half_lists_parallel",
     "list_stats",
+    "list_stats_rows",
 ]
 
 #: Stripes per pass (fewer if the grid has fewer rows): 16 per parity balance up to 16 threads.
@@ -235,4 +236,29 @@ def list_stats(nbr_count, s_nbr_count, n, touch):
             ks = max(ks, c)
             touch[nt] = i
             nt += 1
+    return k, ks, nt
+
+
+@njit(cache=True)
+def list_stats_rows(n_start, nx, ny, nbr_count, s_nbr_count, n, touch, out):
+    """:func:`list_stats` and :func:`row_pairs` in one pass over the counts: returns the same
+    ``(max fluid count, max solid count, number of touching particles)`` and fills ``touch`` and
+    ``out`` (the pairs of each grid row) the same."""
+    k = 0
+    ks = 0
+    nt = 0
+    for r in range(ny + 1):
+        i0 = n_start[r * nx]
+        i1 = n_start[(r + 1) * nx] if r < ny else n  # (after the rows: none if all are binned)
+        w = 0
+        for i in range(i0, i1):
+            k = max(k, nbr_count[i])
+            c = s_nbr_count[i]
+            w += nbr_count[i] + c
+            if c > 0:
+                ks = max(ks, c)
+                touch[nt] = i
+                nt += 1
+        if r < ny:
+            out[r] = w
     return k, ks, nt

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .free_drift import remove_free_drift
 from .pressure import EMPTY_COUNT, _all_rows, _correct_range
 
 __all__ = [
@@ -376,109 +377,3 @@ def apply_cell_shift_parallel(pos, n, cell_of, grad, nx, h):
     chunk = 8192
     for t in prange((n + chunk - 1) // chunk):
         _correct_range(t * chunk, min(n, (t + 1) * chunk), pos, cell_of, grad, nx, h)
-
-
-@njit(cache=True)
-def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, rows=None):
-    """Make the projection momentum-conserving for bodies of water that touch no wall.
-
-    The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
-    blob (a droplet, a jet, a pool floating in zero gravity) would slowly lose momentum to the
-    pressure stage, which should be internal to it. Here the non-empty cells are flood-filled
-    (4-neighbour) into connected regions; in every region that touches no domain wall, the
-    count-weighted mean of ``grad`` is subtracted, so the region's net pressure impulse is exactly
-    zero. The weights are the fluid particles plus the bodies' cover (``solid_frac * gamma``),
-    since the coupling pushes bodies with the same field -- except in cells next to air, where
-    the coupling does not push bodies (its contract; see ``coupling.kernels.pressure_impulses``).
-    Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
-    weight).
-    With ``both``, ``grad2`` (the density correction) is treated the same way in the same flood
-    fill. ``order`` (int) and ``seen`` (bool) are scratch of ``ny * nx``. With ``rows``
-    (:func:`.pressure.active_rows`) only those rows are scanned: every non-empty cell lies in one
-    of them.
-    """
-    ny, nx = cnt.shape
-    act = _all_rows(ny, rows)
-    for j0 in act:
-        for i0 in range(nx):
-            seen[j0 * nx + i0] = False
-    for j0 in act:
-        for i0 in range(nx):
-            start = j0 * nx + i0
-            if seen[start] or cnt[j0, i0] < EMPTY_COUNT:
-                continue
-            seen[start] = True
-            order[0] = start
-            tail, touches = _flood(order, seen, cnt, nx, ny)
-            if not touches:  # the region's sums, in the order the fill visited its cells
-                _remove_mean(order, tail, cnt, grad, grad2, both, solid_frac, gamma)
-
-
-@njit(cache=True)
-def _flood(order, seen, cnt, nx, ny):
-    """Breadth-first fill from ``order[0]`` over non-empty cells; returns the region's size (its
-    cells are ``order[:size]``, in visiting order) and whether it touches the domain's edge."""
-    head = 0
-    tail = 1
-    touches = False
-    while head < tail:
-        c = order[head]
-        head += 1
-        j = c // nx
-        i = c - j * nx
-        if i == 0 or j == 0 or i == nx - 1 or j == ny - 1:
-            touches = True
-        for d in range(4):
-            jj = j + (1 if d == 0 else (-1 if d == 1 else 0))
-            ii = i + (1 if d == 2 else (-1 if d == 3 else 0))
-            if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
-                continue
-            cc = jj * nx + ii
-            if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
-                seen[cc] = True
-                order[tail] = cc
-                tail += 1
-    return tail, touches
-
-
-@njit(cache=True)
-def _remove_mean(order, size, cnt, grad, grad2, both, solid_frac, gamma):
-    """Subtract the count-weighted mean of ``grad`` (and ``grad2`` if ``both``) over the region
-    ``order[:size]`` (see :func:`remove_free_drift` for the weights)."""
-    ny, nx = cnt.shape
-    w = 0.0
-    gx = 0.0
-    gy = 0.0
-    hx = 0.0
-    hy = 0.0
-    for q in range(size):
-        c = order[q]
-        j = c // nx
-        i = c - j * nx
-        k = cnt[j, i]
-        if ((i > 0 and cnt[j, i - 1] < EMPTY_COUNT)
-                or (i + 1 < nx and cnt[j, i + 1] < EMPTY_COUNT)
-                or (j > 0 and cnt[j - 1, i] < EMPTY_COUNT)
-                or (j + 1 < ny and cnt[j + 1, i] < EMPTY_COUNT)):
-            k -= solid_frac[j, i] * gamma
-        w += k
-        gx += k * grad[j, i, 0]
-        gy += k * grad[j, i, 1]
-        if both:
-            hx += k * grad2[j, i, 0]
-            hy += k * grad2[j, i, 1]
-    if w <= 0.0:
-        return
-    mx = gx / w
-    my = gy / w
-    m2x = hx / w
-    m2y = hy / w
-    for q in range(size):
-        c = order[q]
-        j = c // nx
-        i = c - j * nx
-        grad[j, i, 0] -= mx
-        grad[j, i, 1] -= my
-        if both:
-            grad2[j, i, 0] -= m2x
-            grad2[j, i, 1] -= m2y

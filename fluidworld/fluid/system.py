@@ -472,7 +472,10 @@ class FluidSystem(ParticleStore):
                 lists.build_half_lists_parallel(*args, numba.get_num_threads())
             else:
                 lists.build_half_lists(*args)
-            k, ks, n_touch = lists.list_stats(self._nbr_count, self._s_nbr_count, n, self._touch)
+            # the stats, and each row's pairs for the repulsion's stripes, in one pass
+            k, ks, n_touch = lists.list_stats_rows(self._nb_start, nx, ny, self._nbr_count,
+                                                   self._s_nbr_count, n, self._touch,
+                                                   self._row_work)
             # the fluid list is written branch-free (see _half_list_row): it needs a spare slot
             if k < self._nbr.shape[1] and ks <= self._s_nbr.shape[1]:
                 break
@@ -481,8 +484,6 @@ class FluidSystem(ParticleStore):
             if ks > self._s_nbr.shape[1]:
                 self._s_nbr = np.zeros((self._cap, ks + 8), np.uint32)
         # (serial: a parallel count measured no faster, and the ordered touch list slower)
-        lists.row_pairs(self._nb_start, nx, ny, self._nbr_count, self._s_nbr_count,
-                        self._row_work)
         nst = lists.stripe_rows(self._nb_start, nx, ny, lists.N_STRIPES, self._stripes,
                                 self._row_work)
         return nst, n_touch

@@ -187,11 +187,17 @@ def _faces(r0, r1, ncx, uniform, nu0, scale, cells):
     ``(kappa M_d, kappa M_c) / (M_c + M_d)``, the fractions of the velocity difference that one
     relaxation moves c and d by, ``kappa = min(scale nu_f, 1)``. With ``uniform`` every occupied
     cell has ``nu0`` (one ``kappa``, ``cell_nu`` not read)."""
+    _faces_rows(r0, r1, r1, ncx, uniform, nu0, scale, cells)
+
+
+@njit(cache=True)
+def _faces_rows(ra, rb, r1, ncx, uniform, nu0, scale, cells):
+    """:func:`_faces` for the rows ``ra..rb`` of ``r0..r1`` (rows are independent)."""
     cell_m, cell_u0, cell_nu, cell_u, face_x, face_y, span = cells
     one = np.uint64(1)
     up_step = np.uint64(ncx)
     kappa0 = min(scale * nu0, 1.0)
-    for r in range(r0, r1):
+    for r in range(ra, rb):
         base = np.uint64(r * ncx)  # unsigned: no negative-index wrap-around on every access
         first, end = _row_span(cell_m, base, ncx)
         span[r, 0] = first
@@ -252,21 +258,45 @@ def _relax(c, d, share, cell_u):
 def _sweep(r0, r1, ncx, face_x, face_y, cell_u, span):
     """One sweep over rows r0..r1: even then odd x faces, even then odd y faces (a face's colour
     is its column's or row's parity), each row within its occupied ``span``."""
-    one = np.uint64(1)
-    up = np.uint64(ncx)
     for parity in range(2):
-        for r in range(r0, r1):
-            base = np.uint64(r * ncx)
-            a = span[r, 0]
-            for cx in range(a + (a + parity) % 2, span[r, 1] - 1, 2):
-                c = base + np.uint64(cx)
-                _relax(c, c + one, face_x, cell_u)
+        _x_faces(r0, r1, parity, ncx, face_x, cell_u, span)
     for parity in range(2):
         for r in range(r0 + parity, r1 - 1, 2):
-            base = np.uint64(r * ncx)
-            for cx in range(max(span[r, 0], span[r + 1, 0]), min(span[r, 1], span[r + 1, 1])):
-                c = base + np.uint64(cx)
-                _relax(c, c + up, face_y, cell_u)
+            _y_faces(r, ncx, face_y, cell_u, span)
+
+
+@njit(cache=True, parallel=True)
+def _sweep_parallel(r0, r1, ncx, face_x, face_y, cell_u, span):
+    """:func:`_sweep` with the rows of each colour in parallel: the faces of a colour share no
+    cell, so every cell gets the same updates in the same order (bit-identical)."""
+    for parity in range(2):
+        for r in prange(r0, r1):
+            _x_faces(r, r + 1, parity, ncx, face_x, cell_u, span)
+    for parity in range(2):
+        for k in prange((r1 - 1 - r0 - parity + 1) // 2):
+            _y_faces(r0 + parity + 2 * k, ncx, face_y, cell_u, span)
+
+
+@njit(cache=True)
+def _x_faces(ra, rb, parity, ncx, face_x, cell_u, span):
+    """The x faces of colour ``parity`` in rows ``ra..rb``."""
+    one = np.uint64(1)
+    for r in range(ra, rb):
+        base = np.uint64(r * ncx)
+        a = span[r, 0]
+        for cx in range(a + (a + parity) % 2, span[r, 1] - 1, 2):
+            c = base + np.uint64(cx)
+            _relax(c, c + one, face_x, cell_u)
+
+
+@njit(cache=True)
+def _y_faces(r, ncx, face_y, cell_u, span):
+    """The y faces between rows ``r`` and ``r + 1``."""
+    up = np.uint64(ncx)
+    base = np.uint64(r * ncx)
+    for cx in range(max(span[r, 0], span[r + 1, 0]), min(span[r, 1], span[r + 1, 1])):
+        c = base + np.uint64(cx)
+        _relax(c, c + up, face_y, cell_u)
 
 
 @njit(cache=True)
@@ -283,13 +313,32 @@ def _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells):
     """Copy the mean velocities of rows r0..r1 into ``cell_u`` and relax them; returns the
     sweeps."""
     _, _, _, cell_u, face_x, face_y, span = cells
-    # x of the stiffest face over the whole substep (harmonic means never exceed the top nu)
-    x_top = 2.0 * h * inv * inv * top
-    sweeps = min(max(int(math.ceil(x_top / X_MAX)), 1), max_sweeps)
+    sweeps = _sweep_count(h, inv, max_sweeps, top)
     _faces(r0, r1, ncx, uniform, top, 2.0 * h * inv * inv / sweeps, cells)
     for _ in range(sweeps):
         _sweep(r0, r1, ncx, face_x, face_y, cell_u, span)
     return sweeps
+
+
+@njit(cache=True, parallel=True)
+def _relax_cells_parallel(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells):
+    """:func:`_relax_cells` with the rows in parallel; bit-identical."""
+    _, _, _, cell_u, face_x, face_y, span = cells
+    sweeps = _sweep_count(h, inv, max_sweeps, top)
+    scale = 2.0 * h * inv * inv / sweeps
+    for r in prange(r0, r1):
+        _faces_rows(r, r + 1, r1, ncx, uniform, top, scale, cells)
+    for _ in range(sweeps):
+        _sweep_parallel(r0, r1, ncx, face_x, face_y, cell_u, span)
+    return sweeps
+
+
+@njit(cache=True)
+def _sweep_count(h, inv, max_sweeps, top):
+    """Sweeps for the stiffest face over the whole substep (harmonic means never exceed the top
+    nu): enough that ``x <= X_MAX``, at most ``max_sweeps``."""
+    x_top = 2.0 * h * inv * inv * top
+    return min(max(int(math.ceil(x_top / X_MAX)), 1), max_sweeps)
 
 
 @njit(cache=True)
@@ -348,7 +397,8 @@ def diffuse_cell_velocities(fluid, tables, grid, h, max_sweeps, means, cell_of, 
 def diffuse_cell_velocities_parallel(fluid, tables, grid, h, max_sweeps, means, cell_of,
                                      scratch):
     """:func:`diffuse_cell_velocities` with the per-particle loops over chunks in parallel;
-    bit-identical (the sums into cells and the sweeps stay serial)."""
+    bit-identical (the sums into cells stay serial; the sweeps run the rows of each face colour
+    in parallel)."""
     pos, vel, mat, n = fluid
     mass_table, nu_table, group_table = tables
     a0, shift_x, shift_y, ncx, ncy = grid
@@ -385,7 +435,7 @@ def diffuse_cell_velocities_parallel(fluid, tables, grid, h, max_sweeps, means, 
     if not uniform:
         _cell_nu(mat, n, mass_table, nu_table, cell_of, r0 * ncx, r1 * ncx, cell_m, cell_nu)
     cells = (cell_m, cell_u0, cell_nu, cell_u, face_x, face_y, span)
-    sweeps = _relax_cells(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells)
+    sweeps = _relax_cells_parallel(r0, r1, ncx, h, inv, max_sweeps, uniform, top, cells)
     for t in prange(nchunk):
         _apply(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, cell_u, cell_u0)
     return sweeps

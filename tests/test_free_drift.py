@@ -1,0 +1,102 @@
+"""The pressure stage's free-drift fix (:mod:`fluidworld.fluid.free_drift`) against a plain
+breadth-first fill over every cell, on random fields of blobs, pools and droplets."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from fluidworld.fluid.free_drift import free_regions, remove_free_drift
+from fluidworld.fluid.pressure import EMPTY_COUNT
+
+
+def bfs_reference(cnt, grad, solid_frac, gamma):
+    """The fix as first written: a fill from every unvisited non-empty cell, in row-major
+    order; a region that touches no edge has its weighted mean gradient removed."""
+    ny, nx = cnt.shape
+    seen = np.zeros((ny, nx), bool)
+    free_starts = []
+    for j0 in range(ny):
+        for i0 in range(nx):
+            if seen[j0, i0] or cnt[j0, i0] < EMPTY_COUNT:
+                continue
+            seen[j0, i0] = True
+            order, queue, touches = [], deque([(j0, i0)]), False
+            while queue:
+                j, i = queue.popleft()
+                order.append((j, i))
+                touches |= i in (0, nx - 1) or j in (0, ny - 1)
+                for jj, ii in ((j + 1, i), (j - 1, i), (j, i + 1), (j, i - 1)):
+                    if 0 <= jj < ny and 0 <= ii < nx and not seen[jj, ii] \
+                            and cnt[jj, ii] >= EMPTY_COUNT:
+                        seen[jj, ii] = True
+                        queue.append((jj, ii))
+            if touches:
+                continue
+            free_starts.append(j0 * nx + i0)
+            w = gx = gy = 0.0
+            for j, i in order:
+                k = cnt[j, i]
+                if any(cnt[jj, ii] < EMPTY_COUNT  # next to air (the domain's edge is not)
+                       for jj, ii in ((j + 1, i), (j - 1, i), (j, i + 1), (j, i - 1))
+                       if 0 <= jj < ny and 0 <= ii < nx):
+                    k -= solid_frac[j, i] * gamma
+                w += k
+                gx += k * grad[j, i, 0]
+                gy += k * grad[j, i, 1]
+            if w > 0.0:
+                for j, i in order:
+                    grad[j, i, 0] -= gx / w
+                    grad[j, i, 1] -= gy / w
+    return free_starts
+
+
+def random_field(rng, ny, nx, fill):
+    cnt = np.where(rng.random((ny, nx)) < fill, rng.uniform(1.0, 6.0, (ny, nx)), 0.0)
+    cnt[-3:, :] = np.where(rng.random((3, nx)) < 0.9, 4.0, 0.0)  # a pool on the floor row
+    return cnt
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("fill", [0.2, 0.45, 0.6])
+def test_the_run_labelling_finds_the_free_regions_a_fill_finds(seed, fill):
+    rng = np.random.default_rng(seed)
+    ny, nx = 23, 31
+    cnt = random_field(rng, ny, nx, fill)
+    grad = rng.normal(size=(ny, nx, 2))
+    solid = rng.random((ny, nx)) * 0.3
+    want_grad = grad.copy()
+    starts = bfs_reference(cnt, want_grad, solid, 0.7)
+    got, nfree = free_regions(cnt, np.arange(ny))
+    assert list(got[:nfree]) == starts
+    order = np.empty(ny * nx, np.int64)
+    seen = np.zeros(ny * nx, np.bool_)
+    remove_free_drift(cnt, grad, grad.copy(), False, solid, 0.7, order, seen)
+    assert np.array_equal(grad, want_grad)  # the same sums in the same order
+
+
+def test_a_lone_droplet_has_no_net_pressure_impulse_and_a_pool_keeps_its_own():
+    ny, nx = 12, 12
+    cnt = np.zeros((ny, nx))
+    cnt[4:7, 4:8] = 4.0  # a droplet away from every edge
+    cnt[0:2, :] = 4.0  # a pool on the floor
+    grad = np.ones((ny, nx, 2))
+    order = np.empty(ny * nx, np.int64)
+    seen = np.zeros(ny * nx, np.bool_)
+    remove_free_drift(cnt, grad, grad.copy(), False, np.zeros((ny, nx)), 1.0, order, seen)
+    assert np.allclose(grad[4:7, 4:8], 0.0)
+    assert np.all(grad[0:2] == 1.0)
+
+
+def test_regions_split_by_an_inactive_row_are_not_joined():
+    ny, nx = 9, 6
+    cnt = np.zeros((ny, nx))
+    cnt[2, 2:4] = 4.0
+    cnt[4, 2:4] = 4.0  # row 3 empty: two droplets
+    got, nfree = free_regions(cnt, np.array([2, 4]))
+    assert list(got[:nfree]) == [2 * nx + 2, 4 * nx + 2]
+    cnt[3, 3] = 4.0  # now one U-shaped region, found once
+    got, nfree = free_regions(cnt, np.arange(ny))
+    assert list(got[:nfree]) == [2 * nx + 2]
