@@ -37,7 +37,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .bands import BANDS, CHUNK, band_bounds, chunk_cells
+from .bands import BANDS, CHUNK, _chunk_range, band_bounds
 
 __all__ = ["srd_collide", "srd_collide_parallel", "random_signs"]
 
@@ -87,21 +87,6 @@ def _uniform(alpha_table, visc_table, group_table, mat, n):
         return True, 0
     k0 = mat[0]
     return _same_as((alpha_table, visc_table, group_table), mat, 1, n, k0), k0
-
-
-@njit(cache=True, parallel=True)
-def _uniform_parallel(alpha_table, visc_table, group_table, mat, n):
-    """:func:`_uniform` over chunks of particles in parallel (the same answer)."""
-    if n == 0:
-        return True, 0
-    k0 = mat[0]
-    chunk = 16384
-    nchunk = (n + chunk - 1) // chunk
-    same = np.zeros(nchunk, np.bool_)
-    for t in prange(nchunk):
-        same[t] = _same_as((alpha_table, visc_table, group_table), mat, t * chunk,
-                           min(n, (t + 1) * chunk), k0)
-    return same.all(), k0
 
 
 @njit(cache=True)
@@ -240,26 +225,6 @@ def _accumulate_band(c0, c1, chunks, fluid, mass_table, cell_of, cell_m, cell_p)
             cell_p[c, 1] += m * vel[i, 1]
 
 
-@njit(cache=True, parallel=True)
-def _accumulate_uniform_parallel(fluid, tables, grid, cells, cell_of, bands):
-    """:func:`_accumulate_uniform` over cell bands in parallel (:mod:`.bands`): every cell sums
-    its particles in particle order, so the sums are bit-identical."""
-    pos = fluid[0]
-    n = fluid[3]
-    nchunk = (n + CHUNK - 1) // CHUNK
-    for t in prange(nchunk):
-        _srd_cells_of(t * CHUNK, min(n, (t + 1) * CHUNK), pos, grid, cell_of)
-    if n == 0:
-        return
-    cmin = np.empty(nchunk, np.int64)
-    cmax = np.empty(nchunk, np.int64)
-    chunk_cells(cell_of, n, cmin, cmax)
-    bounds = band_bounds(cell_of, n, cmin.min(), cmax.max(), bands)
-    for k in prange(bands):
-        _accumulate_band(bounds[k], bounds[k + 1], (cmin, cmax), fluid, tables[0], cell_of,
-                         cells[1], cells[2])
-
-
 @njit(cache=True)
 def _mean_velocity(c0, c1, cell_m, cell_p):
     for c in range(c0, c1):
@@ -371,41 +336,50 @@ def srd_collide_parallel(fluid, tables, grid, cells, seed=-1, cell_of=None, grou
     (the sums into cells stay serial, in particle order)."""
     pos, vel, mat, n = fluid
     _, alpha_table, visc_table = tables
-    a0, _, shift_y, ncx, ncy = grid
+    ncx = grid[3]
     signs, cell_m, cell_p, cell_a, cell_nu, cell_cs = cells
-    inv = 1.0 / a0
-    chunk = 8192
-    nchunk = (n + chunk - 1) // chunk
-    los = np.empty(max(nchunk, 1))
-    his = np.empty(max(nchunk, 1))
-    los[0] = np.inf
-    his[0] = -np.inf
-    for t in prange(nchunk):
-        los[t], his[t] = _y_range(pos, t * chunk, min(n, (t + 1) * chunk))
-    c0, c1 = _cell_span(los.min(), his.max(), inv, shift_y, ncx, ncy)
-    ncc = (c1 - c0 + chunk - 1) // chunk
-    if seed >= 0:
-        for t in prange(ncc):
-            _fill_signs(seed, signs, c0 + t * chunk, min(c1, c0 + (t + 1) * chunk))
     if group_table is None:
         group_table = np.zeros(len(alpha_table), np.uint8)
-    uniform, k0 = _uniform_parallel(alpha_table, visc_table, group_table, mat, n)
+    if cell_of is None:
+        cell_of = np.empty(n, np.int64)
+    # one pass over the particles: their cells, each chunk's lowest and highest cell (for the
+    # bands, and the rows in use) and whether all share the first one's material
+    nchunk = (n + CHUNK - 1) // CHUNK
+    cmin = np.empty(max(nchunk, 1), np.int64)
+    cmax = np.empty(max(nchunk, 1), np.int64)
+    same = np.ones(max(nchunk, 1), np.bool_)
+    k0 = mat[0] if n > 0 else 0
+    for t in prange(nchunk):
+        i0 = t * CHUNK
+        i1 = min(n, i0 + CHUNK)
+        _srd_cells_of(i0, i1, pos, grid, cell_of)
+        cmin[t], cmax[t] = _chunk_range(i0, i1, cell_of)
+        same[t] = _same_as((alpha_table, visc_table, group_table), mat, i0, i1, k0)
+    uniform = same.all()
+    c0 = (cmin.min() // ncx) * ncx if n > 0 else 0  # the rows in use
+    c1 = (cmax.max() // ncx + 1) * ncx if n > 0 else 0
+    chunk = 8192
+    ncc = (c1 - c0 + chunk - 1) // chunk
     for t in prange(ncc):
+        if seed >= 0:
+            _fill_signs(seed, signs, c0 + t * chunk, min(c1, c0 + (t + 1) * chunk))
         _zero_cells(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), uniform, cell_m, cell_p,
                     cell_a, cell_nu)
     if uniform:
-        if cell_of is None:
-            cell_of = np.empty(n, np.int64)
-        _accumulate_uniform_parallel(fluid, tables, grid, cells, cell_of, BANDS)
-        for t in prange(ncc):
-            _mean_velocity(c0 + t * chunk, min(c1, c0 + (t + 1) * chunk), cell_m, cell_p)
+        if n > 0:
+            bounds = band_bounds(cell_of, n, cmin.min(), cmax.max(), BANDS)
+            for k in prange(BANDS):  # a band owns its cells: it takes their means too
+                _accumulate_band(bounds[k], bounds[k + 1], (cmin, cmax), fluid, tables[0],
+                                 cell_of, cell_m, cell_p)
+                _mean_velocity(bounds[k], bounds[k + 1], cell_m, cell_p)
         ca = math.cos(alpha_table[k0])
         sa = math.sin(alpha_table[k0])
         keep = 1.0 - visc_table[k0]
-        for t in prange(nchunk):
+        for t in prange((n + chunk - 1) // chunk):
             _rotate_uniform(t * chunk, min(n, (t + 1) * chunk), vel, cell_of, cell_p, signs, ca, sa,
                             keep)
         return
+    nchunk = (n + chunk - 1) // chunk
     if present is None:
         present = np.zeros(256, np.bool_)
     several = _groups_present(group_table, mat, n, present) > 1
