@@ -226,6 +226,57 @@ def test_bin_points_reuses_its_span_exactly():
         np.testing.assert_array_equal(order, rorder)
 
 
+def test_bin_points_over_static_walls_gives_the_full_binning_every_call():
+    """Walls binned once, moving points over them (:func:`binning.bin_points_over`): after each
+    call the arrays equal the reference's binning of all points, while the moving points
+    gather, spread, leave the grid's middle, change in number or vanish."""
+    rng = np.random.default_rng(11)
+    nx, ny, inv = 23, 17, 0.5
+    walls = np.concatenate([np.column_stack([np.linspace(0, 45, 30), np.zeros(30)]),
+                            np.column_stack([np.linspace(0, 45, 30), np.full(30, 33.5)]),
+                            np.column_stack([np.zeros(12), np.linspace(0, 33, 12)])])
+    nw = len(walls)
+    w_start = np.zeros(nx * ny + 1, np.int64)
+    w_order = np.zeros(nw, np.int64)
+    binning.bin_points(walls, nw, inv, nx, ny, w_start, w_order)
+    start = np.full(nx * ny + 1, -7, np.int64)
+    span = np.array([0, nx * ny - 1, -1])
+    order = None
+    for mb, (y0, y1) in ((40, (10, 14)), (40, (12, 20)), (40, (0, 33)), (40, (30, 34)),
+                         (90, (5, 9)), (90, (6, 9)), (0, (0, 1)), (0, (0, 1)), (25, (20, 21))):
+        pts = np.concatenate([walls, np.column_stack([rng.uniform(0, 46, mb),
+                                                      rng.uniform(y0, y1, mb)])])
+        m = len(pts)
+        if order is None or len(order) != m:
+            order = np.full(m, -1, np.int64)
+        binning.bin_points_over(pts, nw, m, inv, nx, ny, (w_start, w_order), start, order, span)
+        rstart, rorder = ref.bin_points(pts, m, inv, nx, ny)
+        np.testing.assert_array_equal(start, rstart)
+        np.testing.assert_array_equal(order, rorder)
+
+
+def test_mark_near_cells_over_static_flags_restores_them():
+    """With ``base`` (the walls' flags) a call clears only back to the walls' flags: the result
+    is the dilation of walls and moving points together, call after call."""
+    rng = np.random.default_rng(5)
+    nx, ny, h = 17, 11, 2.0
+    walls = np.column_stack([np.linspace(0, nx * h - 0.1, 20), np.full(20, 0.5)])
+    base = np.zeros(nx * ny, np.uint8)
+    binning.mark_near_cells(walls, len(walls), 1.0 / h, nx, ny, base,
+                            np.zeros(9 * len(walls), np.int64), 0)
+    near = base.copy()
+    marked = np.zeros(9 * 60, np.int64)
+    k = 0
+    for m in (40, 7, 0, 25):
+        pts = np.concatenate([walls, rng.uniform(0.0, 1.0, (m, 2)) * [nx * h, ny * h]])
+        k = binning.mark_near_cells(pts, len(pts), 1.0 / h, nx, ny, near, marked, k,
+                                    len(walls), base)
+        want = np.zeros(nx * ny, np.uint8)
+        binning.mark_near_cells(pts, len(pts), 1.0 / h, nx, ny, want,
+                                np.zeros(9 * len(pts), np.int64), 0)
+        np.testing.assert_array_equal(near, want)
+
+
 def test_bin_points_zero_points():
     start = np.full(13, -1, np.int64)
     binning.bin_points(np.zeros((0, 2)), 0, 0.5, 3, 4, start, np.zeros(0, np.int64))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["sort_particles", "bin_points", "mark_near_cells"]
+__all__ = ["sort_particles", "bin_points", "bin_points_over", "mark_near_cells"]
 
 
 @njit(cache=True)
@@ -149,18 +149,19 @@ def bin_points(pos, m, inv_h, nx, ny, cell_start, order, span=None):
 
 
 @njit(cache=True)
-def mark_near_cells(pos, m, inv_h, nx, ny, near, marked, n_marked):
-    """Flag (``near[c] = 1``) every cell whose 3x3 block holds one of ``m`` points.
+def mark_near_cells(pos, m, inv_h, nx, ny, near, marked, n_marked, i0=0, base=None):
+    """Flag (``near[c] = 1``) every cell whose 3x3 block holds one of the points ``i0..m``.
 
     ``marked`` lists the flagged cells (capacity ``9 m``); the first ``n_marked`` entries are the
-    previous call's flags, which are cleared first, so ``near`` never needs a full reset. Returns
-    the new number of flagged cells.
+    previous call's flags, which are cleared first (back to ``base[c]``, the flags of points
+    that never move, if given; else to 0), so ``near`` never needs a full reset. Returns the new
+    number of flagged cells (a cell that ``base`` flags is not listed: it stays flagged).
     """
     for q in range(n_marked):
-        near[marked[q]] = 0
+        near[marked[q]] = 0 if base is None else base[marked[q]]
     k = 0
     last = -1
-    for s in range(m):
+    for s in range(i0, m):
         c = _cell_index(pos[s, 0], pos[s, 1], inv_h, nx, ny)
         if c == last:  # outline points come in order: often several in a row in one cell
             continue
@@ -175,3 +176,55 @@ def mark_near_cells(pos, m, inv_h, nx, ny, near, marked, n_marked):
                     marked[k] = cc
                     k += 1
     return k
+
+
+@njit(cache=True)
+def bin_points_over(pos, nw, m, inv_h, nx, ny, walls, cell_start, order, span):
+    """:func:`bin_points` of ``m`` points whose first ``nw`` never move (the domain's walls),
+    binned once into ``walls = (w_start, w_order)`` (:func:`bin_points` of ``pos[:nw]``): the
+    same ``cell_start`` and ``order`` (every cell lists its wall points, then its other points,
+    by index), but only the cells from the first to the last one the moving points occupy, now
+    or at the last call, are rewritten (the cells below keep their walls' entries, those above
+    the walls' shifted by ``m - nw``).
+
+    ``span`` (int64[3]): ``(first, last, m)`` of the moving points' cells at the last call;
+    ``(0, nx * ny - 1, -1)`` at first (any ``m`` other than the last rewrites every cell).
+    """
+    w_start, w_order = walls
+    ncell = nx * ny
+    mb = m - nw
+    cells = np.empty(mb, np.int64)
+    lo = ncell
+    hi = -1
+    for k in range(mb):
+        c = _cell_index(pos[nw + k, 0], pos[nw + k, 1], inv_h, nx, ny)
+        cells[k] = c
+        lo = min(lo, c)
+        hi = max(hi, c)
+    if span[2] != m:
+        a, b = 0, ncell - 1
+    else:
+        a = min(lo, span[0])
+        b = max(hi, span[1])
+    span[0] = lo
+    span[1] = hi
+    span[2] = m
+    cur = np.zeros(max(hi - lo + 1, 0), np.int64)  # counts, then each cell's next slot
+    for k in range(mb):
+        cur[cells[k] - lo] += 1
+    before = 0  # moving points in the cells below c
+    for c in range(a, min(b + 2, ncell + 1)):
+        if lo <= c - 1 <= hi:
+            before += cur[c - 1 - lo]
+        cell_start[c] = w_start[c] + before
+    for c in range(a, min(b + 1, ncell)):
+        p = cell_start[c]
+        for q in range(w_start[c], w_start[c + 1]):
+            order[p] = w_order[q]
+            p += 1
+        if lo <= c <= hi:
+            cur[c - lo] = p
+    for k in range(mb):
+        j = cells[k] - lo
+        order[cur[j]] = nw + k
+        cur[j] += 1

@@ -28,7 +28,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from . import (
     advection,
@@ -42,6 +42,7 @@ from . import (
 )
 from .params import FluidParams, Material, default_materials
 from .particles import ParticleStore
+from .solids import SolidStore
 from .solver import SHARED_STAGES, Solver, substep_with
 from .srd_solver import SRDSolver
 from .threads import ThreadPolicy
@@ -79,7 +80,7 @@ SRD_DAMPING = 0.05
 NEIGHBOUR_SKIN = 0.1
 
 
-class FluidSystem(ParticleStore):
+class FluidSystem(ParticleStore, SolidStore):
     """A 2D SRD particle fluid in the box ``[0, width] x [0, height]``.
 
     Args:
@@ -99,9 +100,6 @@ class FluidSystem(ParticleStore):
     # scratch arrays that are resized keeping their width (declared for the type checker)
     _nbr: NDArray[np.uint32]
     _s_nbr: NDArray[np.uint32]
-    _near: NDArray[np.uint8]
-    _near_marked: NDArray[np.int64]
-    _n_near: int
 
     def __init__(
         self, params: FluidParams | None = None, materials: Sequence[Material] | None = None
@@ -225,6 +223,10 @@ class FluidSystem(ParticleStore):
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
+        if "_solid_bin_mode" not in state:  # saved before the solids were binned over the walls
+            self._solid_bin_mode = ""
+            self._wall_bins = None
+            self._body_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
 
@@ -268,39 +270,6 @@ class FluidSystem(ParticleStore):
             np.column_stack([np.zeros_like(ys), ys]),
             np.column_stack([np.full_like(ys, p.width), ys]),
         ])
-
-    def set_body_solids(self, pos: ArrayLike, vel: ArrayLike, owner: ArrayLike) -> None:
-        """Set the solid particles of bodies and shapes (the coupling layer calls this each step).
-
-        Args:
-            pos: (m, 2) world positions. vel: (m, 2) velocities. owner: (m,) int owner ids (>= 0).
-        """
-        pos = np.ascontiguousarray(pos, dtype=np.float64).reshape(-1, 2)
-        vel = np.ascontiguousarray(vel, dtype=np.float64).reshape(-1, 2)
-        owner = np.ascontiguousarray(owner, dtype=np.int32).ravel()
-        if not len(pos) == len(vel) == len(owner):
-            raise ValueError("pos, vel and owner must have the same length")
-        nw = len(self._wall_pos)
-        self.solid_pos = np.concatenate([self._wall_pos, pos])
-        # solid particles outside the box still act where they are, but bin to edge cells
-        self.solid_vel = np.concatenate([np.zeros((nw, 2)), vel])
-        self.solid_owner = np.concatenate([np.full(nw, -1, np.int32), owner])
-        m = len(self.solid_pos)
-        self.solid_impulse = np.zeros((m, 2))
-        self.solid_marked = np.zeros(m, bool)
-        self._s_order = np.zeros(m, np.int64)
-        self._solids_binned = False
-        if hasattr(self, "_near"):  # clear the old flags before the marker list is replaced
-            self._near[self._near_marked[: self._n_near]] = 0
-        else:
-            self._near = np.zeros(self.nb_nx * self.nb_ny, np.uint8)
-        self._near_marked = np.zeros(9 * m + 1, np.int64)
-        self._n_near = 0
-
-    @property
-    def solid_positions(self) -> NDArray[np.float64]:
-        """All solid particle positions (walls first), shape (m, 2)."""
-        return self.solid_pos
 
     # ------------------------------------------------------------------ stepping
     def step(self, n: int = 1) -> None:
@@ -413,12 +382,7 @@ class FluidSystem(ParticleStore):
         # walls alone never move: bin them once (the coupling layer moves body solids in place,
         # so with bodies they are binned every substep)
         if not self._solids_binned or len(self.solid_pos) != len(self._wall_pos):
-            binning.bin_points(self.solid_pos, len(self.solid_pos), inv, self.nb_nx, self.nb_ny,
-                               self._s_start, self._s_order, self._s_span)
-            self._n_near = binning.mark_near_cells(self.solid_pos, len(self.solid_pos), inv,
-                                                   self.nb_nx, self.nb_ny, self._near,
-                                                   self._near_marked, self._n_near)
-            self._solids_binned = len(self.solid_pos) == len(self._wall_pos)
+            self._bin_solids(inv)
 
     def repulse(self, h: float) -> None:
         """Eq. 5-6, ``repulsion_iterations`` Jacobi passes over half neighbour lists built once;
