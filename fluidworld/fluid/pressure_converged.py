@@ -41,6 +41,7 @@ __all__ = [
     "converged_correction_parallel",
     "apply_cell_shift",
     "apply_cell_shift_parallel",
+    "apply_shift_and_correction_parallel",
     "remove_free_drift",
 ]
 
@@ -377,3 +378,18 @@ def apply_cell_shift_parallel(pos, n, cell_of, grad, nx, h):
     chunk = 8192
     for t in prange((n + chunk - 1) // chunk):
         _correct_range(t * chunk, min(n, (t + 1) * chunk), pos, cell_of, grad, nx, h)
+
+
+@njit(cache=True, parallel=True)
+def apply_shift_and_correction_parallel(fluid, cell_of, grad_density, grad, nx, h):
+    """:func:`apply_cell_shift_parallel` (``x -= grad_density[cell] h``) and
+    :func:`.pressure.apply_cell_correction_parallel` (``v -= grad[cell]``) in one pass over
+    ``fluid = (pos, vel, n)``, chunk by chunk; identical results (neither reads what the other
+    writes)."""
+    pos, vel, n = fluid
+    chunk = 8192
+    for t in prange((n + chunk - 1) // chunk):
+        i0 = t * chunk
+        i1 = min(n, i0 + chunk)
+        _correct_range(i0, i1, pos, cell_of, grad_density, nx, h)
+        _correct_range(i0, i1, vel, cell_of, grad, nx, 1.0)

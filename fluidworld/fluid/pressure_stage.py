@@ -76,9 +76,12 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
         pc.remove_free_drift(fs.cell_count, fs.cell_grad, fs._grad_density, shift,
                              fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen,
                              rows)
+        if shift and par:  # the shift and the correction in one pass over the particles
+            pc.apply_shift_and_correction_parallel((fs.pos, fs.vel, fs.count), fs._cell_of,
+                                                   fs._grad_density, fs.cell_grad, fs.nx, h)
+            return
         if shift:
-            shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
-            shift_by(fs.pos, fs.count, fs._cell_of, fs._grad_density, fs.nx, h)
+            pc.apply_cell_shift(fs.pos, fs.count, fs._cell_of, fs._grad_density, fs.nx, h)
     correct = (pressure.apply_cell_correction_parallel if par
                else pressure.apply_cell_correction)
     correct(fs.vel, fs.count, fs._cell_of, fs.cell_grad, fs.nx)
