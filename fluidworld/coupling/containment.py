@@ -21,7 +21,7 @@ the layouts are those of :mod:`fluidworld.coupling.kernels`, which documents the
 * ``bins``: ``(nb_start, inv_nb, nb_nx, nb_ny)``, the fluid's neighbour grid;
 * ``scratch`` (containment's own): ``(hits, hit_flag, anchor)``;
 * ``params`` (containment's own): ``(use_old, h_body, width, height, eps, margin, reach,
-  rounds)``.
+  rounds, scan_reach)``.
 """
 
 from __future__ import annotations
@@ -310,8 +310,11 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
     the distance any particle has moved since it was binned, :func:`max_displacement`) picks
     the cells of the fluid's neighbour grid (``nb_start`` from the ``bin`` stage of this
     substep; particles keep their sorted order until the next one) whose particles are tested,
-    so the cost follows the shapes, not the particle count. A particle whose move misses the
-    shape's own box is skipped; one outside that box only gets the swept-through test.
+    so the cost follows the shapes, not the particle count. Pass 1 scans the cells within
+    ``scan_reach`` of the shape's own box (with ``use_old``: the largest move since the sort,
+    which is all a particle needs to have met the shape; else ``reach``). A particle whose move
+    misses the shape's own box is skipped; one outside that box only gets the swept-through
+    test.
 
     A particle inside a shape moves to the nearest surface point plus ``eps``, or out the side it
     came in (see :func:`_push_out`), judged from where it was relative to the shape: at
@@ -343,7 +346,7 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     nb_start, inv_nb, nb_nx, nb_ny = bins
     hits, hit_flag, anchor = scratch
-    use_old, h_body, width, height, eps, margin, reach, rounds = params
+    use_old, h_body, width, height, eps, margin, reach, rounds, scan_reach = params
     moved = 0
     nh = 0
     lo_x = eps
@@ -351,6 +354,7 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
     hi_x = width - eps
     hi_y = height - eps
     grow = reach - margin
+    scan_grow = scan_reach - margin  # pass 1's cells: see the docstring
     for q in range(kind.shape[0]):
         b = shape_body[q]
         wall[q] = (not dynamic[b]) and state[b, 4] == 0.0 and state[b, 5] == 0.0 and (
@@ -359,7 +363,7 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
         if not active[q]:
             continue
         b = shape_body[q]
-        gq = _search_grow(q, b, grow, h_body, box, state)
+        gq = _search_grow(q, b, scan_grow, h_body, box, state)
         tx0 = box[q, 0] + margin  # the shape's own box
         ty0 = box[q, 1] + margin
         tx1 = box[q, 2] - margin

@@ -451,8 +451,11 @@ class Coupler(BodyIO):
             self._hit_flag = np.zeros(cap, np.uint8)
             self._anchor = np.zeros((cap, 2))
             self._group_scratch()
+        # pass 1 scans the cells within the largest move of the substep around each shape
+        # (a particle further away cannot have met it), not within the whole margin
+        scan = self._moved_since_bin + 1e-6 * self.a0 if use_old else reach
         params = (use_old, h_body, p.width, p.height, self.params.containment_eps * self.a0,
-                  self._margin, reach, _CONTAIN_ROUNDS)
+                  self._margin, reach, _CONTAIN_ROUNDS, scan)
         moved, self.hit_count, far = C.contain_particles(
             self._fluid_group(), self._mats_group(), self._shapes, self._bodies,
             self._bins_group(), self._contain_scratch, params)
