@@ -306,10 +306,6 @@ def test_cell_densities_and_profiles(seed: int) -> None:
     assert (prof[3] == 1.1).all() and (prof[:3] != 1.1).any()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kernel bug: density_profiles sums a cell that both bands touch twice (_band_rows runs per "
-    "side), so it weighs double in the mean: measured 10/7 = 1.4286 here, the mean density of "
-    "the cells beside the body is 8/5 = 1.6"))
 def test_density_profile_of_a_body_narrower_than_a_cell() -> None:
     """Both bands of a body inside one cell touch that cell: it is one cell of the mean."""
     rho = np.zeros((NY, NX))

@@ -192,11 +192,15 @@ def density_profiles(body_box, cell_rho, cell_n, a0, near, far, default_rho, out
         for _ in range(5):
             scratch_sum[:] = 0.0
             scratch_n[:] = 0.0
-            _band_rows(cell_rho, cell_n, max(int(math.floor((x0 - f) / a0)), 0),
-                       min(max(int(math.floor((x0 - near) / a0)) + 1, 0), nx),
-                       scratch_sum, scratch_n)
-            _band_rows(cell_rho, cell_n, min(max(int(math.floor((x1 + near) / a0)), 0), nx),
-                       min(int(math.floor((x1 + f) / a0)) + 1, nx), scratch_sum, scratch_n)
+            l0 = max(int(math.floor((x0 - f) / a0)), 0)
+            l1 = min(max(int(math.floor((x0 - near) / a0)) + 1, 0), nx)
+            r0 = min(max(int(math.floor((x1 + near) / a0)), 0), nx)
+            r1 = min(int(math.floor((x1 + f) / a0)) + 1, nx)
+            if r0 < l1:  # the bands share columns (a body narrower than a cell): each once
+                _band_rows(cell_rho, cell_n, l0, max(l1, r1), scratch_sum, scratch_n)
+            else:
+                _band_rows(cell_rho, cell_n, l0, l1, scratch_sum, scratch_n)
+                _band_rows(cell_rho, cell_n, r0, r1, scratch_sum, scratch_n)
             total = 0.0
             for j in range(ny):
                 total += scratch_n[j]
