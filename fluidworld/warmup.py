@@ -174,13 +174,19 @@ class _Progress:
 
 def _expected(cold: list[Any], world: World | None) -> int:
     """How many of the cold kernels a warm-up will likely compile: not the inlined helpers
-    (compiled into their callers), the parallel variants only for a large world, the DDR
-    kernels only for a DDR world."""
+    (compiled into their callers), the parallel variants only for a large world, the DDR and
+    constraint solvers' kernels only for a world that runs them."""
     parallel = world is not None and (world.fluid.parallel or world.fluid.parallel_repulsion)
-    ddr = world is not None and world.solver == "ddr"
-    return sum(1 for d in cold
-               if (parallel or not d.py_func.__name__.endswith("_parallel"))
-               and (ddr or not d.py_func.__module__.endswith(".ddr")))
+    solver = world.solver if world is not None else ""
+    own = {"ddr": (".ddr",), "constraint": (".constraint", ".constraint_solver")}
+
+    def likely(d: Any) -> bool:
+        mod = d.py_func.__module__
+        if any(mod.endswith(m) for name, mods in own.items() if name != solver for m in mods):
+            return False
+        return parallel or not d.py_func.__name__.endswith("_parallel")
+
+    return sum(1 for d in cold if likely(d))
 
 
 def _step_copy(world: World, steps: int) -> None:
