@@ -175,14 +175,18 @@ class _Progress:
 def _expected(cold: list[Any], world: World | None) -> int:
     """How many of the cold kernels a warm-up will likely compile: not the inlined helpers
     (compiled into their callers), the parallel variants only for a large world, the DDR and
-    constraint solvers' kernels only for a world that runs them."""
+    constraint solvers' kernels only for a world that runs them, the springs' only for a world
+    with a jelly."""
     parallel = world is not None and (world.fluid.parallel or world.fluid.parallel_repulsion)
     solver = world.solver if world is not None else ""
     own = {"ddr": (".ddr",), "constraint": (".constraint", ".constraint_solver")}
+    jelly = world is not None and any(m.elasticity > 0 for m in world.fluid.material_table)
 
     def likely(d: Any) -> bool:
         mod = d.py_func.__module__
         if any(mod.endswith(m) for name, mods in own.items() if name != solver for m in mods):
+            return False
+        if mod.endswith(".springs") and not jelly:
             return False
         return parallel or not d.py_func.__name__.endswith("_parallel")
 

@@ -20,7 +20,7 @@ from fluidworld.world import Drain, Emitter
 
 DEMOS = (
     "floating_crates", "harbor", "dam_break", "droplet", "mixing", "ball_in_flow",
-    "faucet_and_drain", "fill_the_bucket", "river", "blobs",
+    "faucet_and_drain", "fill_the_bucket", "river", "blobs", "jelly",
 )
 MAX_PARTICLES = 15_000
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,3 +156,24 @@ def test_blobs_round_up_in_flight_with_ddr() -> None:
     blob = pos[pos[:, 1] > 120.0]  # above the pool, the ramp and the crate
     assert len(blob) > 100
     assert circularity(blob) > 0.88
+
+
+def test_jelly_sits_on_its_crate_and_putty_slumps_over_its_edges() -> None:
+    """The jelly demo's first two blocks (70 x 50) land on crates 120 wide: the
+    elastic jelly still stands on its crate nearly as tall as it was filled; the plastic putty
+    (dropped at 2.5 s) has slumped wider than its crate by 4.5 s."""
+    s = LevelSession("jelly")
+    world = s.world
+    assert world.solver == "ddr"
+    for _ in range(270):
+        s.step()
+    fs = world.fluid
+    mats = {m.name: k for k, m in enumerate(fs.material_table)}
+    crate_top = max(b.position.y for b in world.space.bodies) + 45.0
+    jelly = fs.positions[fs.materials == mats["jelly"]]
+    putty = fs.positions[fs.materials == mats["putty"]]
+    on_crate = jelly[np.abs(jelly[:, 0] - 300.0) < 60.0]
+    assert len(on_crate) > 0.9 * len(jelly) and on_crate[:, 1].min() > crate_top - 5.0
+    assert np.ptp(on_crate[:, 1]) > 0.75 * 50.0
+    assert np.ptp(putty[:, 0]) > 120.0 and np.ptp(putty[:, 1]) < 0.75 * 50.0
+    assert world.check().ok

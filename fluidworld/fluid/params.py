@@ -94,6 +94,13 @@ class Material:
             ======  =========  ========================================
 
             The default ``"water"`` keeps a custom material miscible with water, as before.
+        elasticity: A jelly: each fill of this material is one piece whose particles are
+            joined by springs to their neighbours (:mod:`fluidworld.fluid.springs`); the
+            fraction of a spring's length error removed per substep, in [0, 1]. 0 (the
+            default) is a liquid. The springs act with the ``"ddr"`` solver only.
+        plasticity: How fast (per time unit) a jelly's springs take on a deformation beyond
+            10 % of their length, in [0, 100]: 0 springs back to the filled shape, larger
+            values keep the shape it is pressed into (Clavet's plasticity).
     """
 
     name: str
@@ -105,6 +112,8 @@ class Material:
     restitution: float = 0.0
     adhesion: float = 0.0
     mix_group: str = "water"
+    elasticity: float = 0.0
+    plasticity: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -133,6 +142,10 @@ class Material:
             x = _finite(f"Material.{nm}", getattr(self, nm))
             if not 0.0 <= x <= 1.0:
                 raise ValueError(f"Material.{nm} must be in [0, 1], got {x}")
+        for nm, hi in (("elasticity", 1.0), ("plasticity", 100.0)):
+            x = _finite(f"Material.{nm}", getattr(self, nm))
+            if not 0.0 <= x <= hi:
+                raise ValueError(f"Material.{nm} must be in [0, {hi:g}], got {x}")
         if not isinstance(self.mix_group, str) or not self.mix_group:
             raise TypeError(
                 f"Material.mix_group must be a non-empty string, got {self.mix_group!r}"

@@ -17,11 +17,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .params import FluidParams, Material
+from .springs import SpringStore
 
 __all__ = ["ParticleStore"]
 
 
-class ParticleStore:
+class ParticleStore(SpringStore):
     """The live particles of a fluid in the box ``[0, width] x [0, height]``.
 
     Args:
@@ -39,6 +40,7 @@ class ParticleStore:
         self.mat = np.zeros(0, np.uint8)
         # mass of a particle of each material: its density times the particle area
         self._mass = np.array([m.density * params.particle_area for m in materials])
+        self._init_springs()
         self._reserve(1024)
 
     def _reserve(self, cap: int) -> None:
@@ -123,6 +125,8 @@ class ParticleStore:
         self.mat[n0: n0 + k] = material
         self.count += k
         self.start_count = -1
+        if self.material_table[material].elasticity > 0.0:  # a jelly: one piece per call
+            self.link_particles(n0, n0 + k)
         return k
 
     def remove_particles(self, mask_or_indices: ArrayLike) -> int:
@@ -146,6 +150,7 @@ class ParticleStore:
         m = int(keep.sum())
         removed = n - m
         if removed:
+            self._springs_after_remove(keep)
             self.pos[:m] = self.pos[:n][keep]
             self.vel[:m] = self.vel[:n][keep]
             self.mat[:m] = self.mat[:n][keep]
@@ -240,4 +245,7 @@ class ParticleStore:
         hsh = hashlib.sha256()
         for a in (self.positions, self.velocities, self.materials):
             hsh.update(np.ascontiguousarray(a).tobytes())
+        if self.spring_count:  # a jelly's springs are state too
+            for a in self._spring_group():
+                hsh.update(np.ascontiguousarray(a[: self.spring_count]).tobytes())
         return hsh.hexdigest()

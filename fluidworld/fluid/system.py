@@ -223,6 +223,8 @@ class FluidSystem(ParticleStore, SolidStore):
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
+        if "spring_count" not in state:  # saved before jelly's springs
+            self._init_springs()
         if "_solid_bin_mode" not in state:  # saved before the solids were binned over the walls
             self._solid_bin_mode = ""
             self._wall_bins = None
@@ -379,6 +381,7 @@ class FluidSystem(ParticleStore, SolidStore):
         self.pos, self._pos2 = self._pos2, self.pos
         self.vel, self._vel2 = self._vel2, self.vel
         self.mat, self._mat2 = self._mat2, self.mat
+        self._springs_after_sort(n)
         # walls alone never move: bin them once (the coupling layer moves body solids in place,
         # so with bodies they are binned every substep)
         if not self._solids_binned or len(self.solid_pos) != len(self._wall_pos):

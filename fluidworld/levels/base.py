@@ -73,7 +73,8 @@ class Level:
         fluid_params: Extra keyword overrides for :meth:`FluidParams.game` (``a0``, ``gamma``,
             ``substeps``, ``pressure_iterations``, ...).
         pour_material: Material id the right mouse button pours by default.
-        solver: The fluid solver by name (``"srd"``, ``"ddr"``); the player cycles them with V.
+        solver: The fluid solver by name (``"srd"``, ``"ddr"``, ``"constraint"``); the player
+            cycles them with V.
         window_size: Preferred window size in pixels; ``None`` fits the camera into 1280x720.
 
     Attributes (set while running):
