@@ -20,7 +20,7 @@ from fluidworld.world import Drain, Emitter
 
 DEMOS = (
     "floating_crates", "harbor", "dam_break", "droplet", "mixing", "ball_in_flow",
-    "faucet_and_drain", "fill_the_bucket", "river", "blobs", "jelly",
+    "faucet_and_drain", "fill_the_bucket", "river", "blobs", "jelly", "raft",
 )
 MAX_PARTICLES = 15_000
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,3 +177,22 @@ def test_jelly_sits_on_its_crate_and_putty_slumps_over_its_edges() -> None:
     assert np.ptp(on_crate[:, 1]) > 0.75 * 50.0
     assert np.ptp(putty[:, 0]) > 120.0 and np.ptp(putty[:, 1]) < 0.75 * 50.0
     assert world.check().ok
+
+
+def test_the_loaded_raft_floats_on_the_constraint_pool() -> None:
+    """The raft demo (constraint solver): with its four crates aboard (density 0.6 raft 400 x 30,
+    crates of 0.8, ~95 % of the raft's volume to displace), the raft floats with its deck above
+    the pool's first level and every crate rides on it."""
+    from fluidworld.demos.raft import RAFT, WATER_LEVEL
+
+    s = LevelSession("raft")
+    world = s.world
+    assert world.solver == "constraint"
+    for _ in range(480):
+        s.step()
+    raft, *crates = world.space.bodies
+    assert len(crates) == 4
+    deck = raft.position.y + 0.5 * RAFT[1]
+    assert WATER_LEVEL - 5.0 < deck < WATER_LEVEL + 15.0, deck
+    assert all(c.position.y > deck for c in crates)
+    assert abs(raft.angle) < 0.1 and world.check().ok
