@@ -4,9 +4,9 @@ Two materials beside water: ``jelly`` (elastic: its springs pull it back to the 
 filled in) and ``putty`` (plastic: its springs take on the shape it is pressed into). The first
 block of each falls onto a crate: the jelly lands, wobbles and sits on its crate as a block; the
 putty slumps over its crate's edges and keeps the dent. The next ones fall into the pool.
-Press V to run the same level with SRD or the constraint solver: the springs act only with
-double density relaxation, so there the blocks fall as liquid. J drops another block (eight at
-most).
+Press V to run the same level with SRD or the constraint solver: every solver relaxes the
+springs, and the water around them behaves as that solver's water. J drops another block (eight
+at most).
 
 Run: ``python -m fluidworld.demos.jelly`` or ``fluidworld play jelly``.
 """

@@ -274,6 +274,7 @@ class ConstraintSolver:
             self._b_dv[:] = 0.0
             self._sweep(1, prm.position_iterations, vb, self._s_zero, self._lam_b, self._bias,
                         1.0, 0.0, self._s_scratch, np.zeros_like(self._b_inv))
+        f.push_springs(h)  # a jelly's springs, as velocities (none in a liquid)
         f.pos[:n] += h * (f.vel[:n] + vb[:n])
 
     def _sweep(self, mode: int, iters: int, vel: NDArray[np.float64], s_vel: NDArray[np.float64],

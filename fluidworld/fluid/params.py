@@ -97,7 +97,7 @@ class Material:
         elasticity: A jelly: each fill of this material is one piece whose particles are
             joined by springs to their neighbours (:mod:`fluidworld.fluid.springs`); the
             fraction of a spring's length error removed per substep, in [0, 1]. 0 (the
-            default) is a liquid. The springs act with the ``"ddr"`` solver only.
+            default) is a liquid. Every solver relaxes the springs.
         plasticity: How fast (per time unit) a jelly's springs take on a deformation beyond
             10 % of their length, in [0, 100]: 0 springs back to the filled shape, larger
             values keep the shape it is pressed into (Clavet's plasticity).

@@ -3,10 +3,13 @@
 A material with ``Material.elasticity > 0`` is a jelly: every fill of it (``fill_rect``,
 ``fill_circle``, ``add_particles``) is one piece, its particles joined by springs to their
 neighbours within :data:`LINK_RADIUS` spacings at the distance they were added at (the rest
-length). The springs act in the ``ddr`` solver's relaxation stage: each substep, one
-Gauss-Seidel pass over the springs moves the two ends of each along their line by
-``elasticity x`` the length error (split by mass, so momentum is kept); the velocities then come
-from the moves, as for the rest of the relaxation. Beyond a deformation of :data:`YIELD_RATIO`
+length). Each substep, one Gauss-Seidel pass over the springs moves the two ends of each along
+their line by ``elasticity x`` the length error (split by mass, so momentum is kept). The
+``ddr`` solver runs it on the positions in its relaxation stage (the velocities then come from
+the moves, as for the rest of the relaxation); SRD and the constraint fluid, which move
+particles by their velocities, run it on the predicted positions ``x + v h`` of the springs'
+particles right before their positions are advanced, and those velocities take the change
+(:meth:`SpringStore.push_springs`). Beyond a deformation of :data:`YIELD_RATIO`
 of its rest length a spring's rest length creeps after the deformation at ``plasticity`` per
 unit time (Clavet's plasticity ``alpha``: 0 is a perfectly elastic jelly that springs back, a
 large value one that keeps the shape it is pressed into), and a spring stretched past
@@ -15,8 +18,7 @@ large value one that keeps the shape it is pressed into), and a spring stretched
 Particle indices change at every sort and removal: the store carries the springs' ends through
 both (:meth:`SpringStore._springs_after_sort`, :meth:`SpringStore._springs_after_remove`), and
 a spring loses nothing but its dead end's partner when a drain takes a particle. Springs are
-part of the state (pickled, copied, hashed when there are any). The SRD and constraint solvers
-do not use them (a jelly fill there is a liquid of that material's density).
+part of the state (pickled, copied, hashed when there are any).
 """
 
 from __future__ import annotations
@@ -162,6 +164,7 @@ class SpringStore:
     ``mat``, ``_mass``, ``material_table`` and, for the sort, ``_cell_of``, ``_nb_start``."""
 
     pos: NDArray[np.float64]
+    vel: NDArray[np.float64]
     mat: NDArray[np.uint8]
     _mass: NDArray[np.float64]
     _cell_of: NDArray[np.int64]
@@ -214,11 +217,30 @@ class SpringStore:
     def relax_springs(self, h: float) -> None:
         """One pass of the springs over the positions (the ``ddr`` relaxation stage calls it)."""
         if self.spring_count:
-            tables = (np.array([m.elasticity for m in self.material_table], np.float64),
-                      np.array([m.plasticity for m in self.material_table], np.float64))
             self.spring_count = relax_springs(self.pos, self.mat, self._mass,
-                                              self._spring_group(), self.spring_count, tables,
-                                              h)
+                                              self._spring_group(), self.spring_count,
+                                              self._spring_tables(), h)
+
+    def push_springs(self, h: float) -> None:
+        """The velocity form, for solvers that move particles by their velocities (SRD, the
+        constraint fluid): the pass relaxes the predicted positions ``x + v h`` of the springs'
+        particles, and their velocities take the change (the positions move with the
+        advection that follows)."""
+        m = self.spring_count
+        if not m:
+            return
+        idx = np.unique(np.concatenate([self._spring_a[:m], self._spring_b[:m]]))
+        if len(getattr(self, "_spring_pred", ())) < len(self.pos):
+            self._spring_pred = np.zeros_like(self.pos)
+        pred = self._spring_pred
+        pred[idx] = self.pos[idx] + h * self.vel[idx]
+        self.spring_count = relax_springs(pred, self.mat, self._mass, self._spring_group(), m,
+                                          self._spring_tables(), h)
+        self.vel[idx] = (pred[idx] - self.pos[idx]) / h
+
+    def _spring_tables(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return (np.array([m.elasticity for m in self.material_table], np.float64),
+                np.array([m.plasticity for m in self.material_table], np.float64))
 
     def _springs_after_sort(self, n: int) -> None:
         """Carry the springs' ends through the sort that just ran on ``n`` particles."""

@@ -50,6 +50,7 @@ class SRDSolver:
         elif stage == "cell_pressure":
             f.solve_pressure(h)
         elif stage == "advect":
+            f.push_springs(h)  # a jelly's springs, as velocities (none in a liquid)
             f.advect(h)
         else:
             raise ValueError(f"stage must be one of {SRD_STAGES}, got {stage!r}")
