@@ -219,6 +219,7 @@ class FluidSystem(ParticleStore, SolidStore):
         state = self.__dict__.copy()
         state.pop("cell_pressure", None)
         state.pop("cell_density_potential", None)
+        state.pop("_spring_pred", None)  # scratch of the springs' velocity form
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
