@@ -104,3 +104,13 @@ def test_solvers_prints_every_solver_in_one_table():
     for r in rows:  # bottom density ratio, rest speed / sqrt(g d), volume, Archimedes error
         assert 1.0 <= float(r[3]) < 3.0 and float(r[4]) < 0.05  # ddr: 2.05 (compressible)
         assert 0.8 < float(r[6]) < 1.2 and abs(float(r[7])) < 0.1, r
+
+
+def test_jelly_prints_a_row_per_solver_with_the_springs():
+    text = _run("jelly.py", "--blocks", "2", "--steps", "2", "--rounds", "1", "--settle", "60")
+    rows = {r[0]: r for r in (line.split() for line in text.splitlines())
+            if r and r[0] in ("srd", "ddr", "constraint")}
+    assert set(rows) == {"srd", "ddr", "constraint"}
+    for r in rows.values():
+        assert int(r[2]) > 0 and float(r[3]) > 0 and float(r[4]) > 0
+        assert float(r[6]) > 40.0  # the blocks (60 high) stand

@@ -28,7 +28,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 __all__ = ["LINK_RADIUS", "YIELD_RATIO", "TEAR_RATIO", "SpringStore", "link_pairs",
-           "relax_springs", "follow_sort_indices", "remap_springs"]
+           "relax_springs", "push_springs_kernel", "follow_sort_indices", "remap_springs"]
 
 #: Particles of one fill closer than this many spacings (``r_L``) are joined: a fill's hexagonal
 #: lattice links each particle to its 6 nearest and 6 next-nearest neighbours (at 1 and sqrt 3).
@@ -124,6 +124,35 @@ def relax_springs(pos, mat, mass, springs, m, tables, h):
         b[kept] = j
         rest[kept] = L
         kept += 1
+    return kept
+
+
+@njit(cache=True)
+def push_springs_kernel(fluid, springs, m, tables, h, scratch):
+    """The velocity form of :func:`relax_springs`: the pass relaxes the predicted positions
+    ``x + v h`` of the springs' particles (``fluid`` = ``(pos, vel, mat, mass)``), whose
+    velocities then take the change. ``scratch`` = ``(pred, mark)``: positions and flags over
+    the particles (``mark`` all zero on entry and on return). Returns the springs left."""
+    pos, vel, mat, mass = fluid
+    a, b, _ = springs
+    pred, mark = scratch
+    touched = np.empty(2 * m, np.int64)
+    k = 0
+    for s in range(m):
+        for i in (a[s], b[s]):
+            if not mark[i]:
+                mark[i] = 1
+                pred[i, 0] = pos[i, 0] + h * vel[i, 0]
+                pred[i, 1] = pos[i, 1] + h * vel[i, 1]
+                touched[k] = i
+                k += 1
+    kept = relax_springs(pred, mat, mass, springs, m, tables, h)
+    inv_h = 1.0 / h
+    for t in range(k):
+        i = touched[t]
+        vel[i, 0] = (pred[i, 0] - pos[i, 0]) * inv_h
+        vel[i, 1] = (pred[i, 1] - pos[i, 1]) * inv_h
+        mark[i] = 0
     return kept
 
 
@@ -229,14 +258,12 @@ class SpringStore:
         m = self.spring_count
         if not m:
             return
-        idx = np.unique(np.concatenate([self._spring_a[:m], self._spring_b[:m]]))
         if len(getattr(self, "_spring_pred", ())) < len(self.pos):
             self._spring_pred = np.zeros_like(self.pos)
-        pred = self._spring_pred
-        pred[idx] = self.pos[idx] + h * self.vel[idx]
-        self.spring_count = relax_springs(pred, self.mat, self._mass, self._spring_group(), m,
-                                          self._spring_tables(), h)
-        self.vel[idx] = (pred[idx] - self.pos[idx]) / h
+            self._spring_mark = np.zeros(len(self.pos), np.uint8)
+        self.spring_count = push_springs_kernel(
+            (self.pos, self.vel, self.mat, self._mass), self._spring_group(), m,
+            self._spring_tables(), h, (self._spring_pred, self._spring_mark))
 
     def _spring_tables(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return (np.array([m.elasticity for m in self.material_table], np.float64),

@@ -220,6 +220,7 @@ class FluidSystem(ParticleStore, SolidStore):
         state.pop("cell_pressure", None)
         state.pop("cell_density_potential", None)
         state.pop("_spring_pred", None)  # scratch of the springs' velocity form
+        state.pop("_spring_mark", None)
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
