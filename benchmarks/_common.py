@@ -13,6 +13,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
+from fluidworld import World
 from fluidworld.fluid import FluidSystem
 
 
@@ -54,3 +55,19 @@ def time_steps(fs: FluidSystem, steps: int, warmup: int = 20, rounds: int = 3) -
     assert best is not None
     best.rounds = medians
     return best
+
+
+class WorldSteps:
+    """A World as :func:`time_steps` drives a FluidSystem: ``step(k)`` runs k frames, and
+    ``profile`` is the World's per-stage profile (deep-copied with it for each round)."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    @property
+    def profile(self) -> dict[str, float]:
+        return self.world.profile
+
+    def step(self, k: int = 1) -> None:
+        for _ in range(k):
+            self.world.step()

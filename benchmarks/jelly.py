@@ -19,28 +19,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import time_steps  # noqa: E402
+from _common import WorldSteps, time_steps  # noqa: E402
 
 from fluidworld import World  # noqa: E402
 from fluidworld.fluid import Material  # noqa: E402
 from fluidworld.fluid.params import default_materials  # noqa: E402
 
 JELLY = Material("jelly", (235, 70, 130, 255), elasticity=0.5, mix_group="jelly")
-
-
-class _Steps:
-    """A World as ``time_steps`` drives a FluidSystem."""
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-
-    @property
-    def profile(self) -> dict[str, float]:
-        return self.world.profile
-
-    def step(self, k: int = 1) -> None:
-        for _ in range(k):
-            self.world.step()
 
 
 def scene(solver: str, material: str, blocks: int) -> World:
@@ -66,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         worlds = {}
         for material in ("water", "jelly"):
             w = scene(solver, material, args.blocks)
-            ms[material] = time_steps(_Steps(w), args.steps, warmup=60,  # type: ignore[arg-type]
+            ms[material] = time_steps(WorldSteps(w), args.steps, warmup=60,  # type: ignore[arg-type]
                                       rounds=args.rounds).ms
             worlds[material] = w
         j = worlds["jelly"]

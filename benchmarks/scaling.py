@@ -26,7 +26,7 @@ os.environ.setdefault("FLUIDWORLD_THREADS", "fixed")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
-from _common import time_steps  # noqa: E402
+from _common import WorldSteps, time_steps  # noqa: E402
 
 from fluidworld import World, scenes  # noqa: E402
 from fluidworld.fluid import FluidParams, FluidSystem  # noqa: E402
@@ -40,21 +40,6 @@ def make(n: int) -> FluidSystem:
     fs = FluidSystem(params)
     fs.add_particles(scenes.block_of(fs, n))
     return fs
-
-
-class _WorldSteps:
-    """A World as ``time_steps`` drives a FluidSystem: ``step(k)`` runs k frames."""
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-
-    @property
-    def profile(self) -> dict[str, float]:
-        return self.world.profile
-
-    def step(self, k: int = 1) -> None:
-        for _ in range(k):
-            self.world.step()
 
 
 def make_crates(n: int, bodies: int) -> World:
@@ -83,7 +68,7 @@ def crates_table(sizes: list[int], bodies: int, steps: int, rounds: int,
         for t in threads:
             numba.set_num_threads(t)
             w = make_crates(n, bodies)
-            tm = time_steps(_WorldSteps(w), steps, warmup=60, rounds=rounds)  # type: ignore[arg-type]
+            tm = time_steps(WorldSteps(w), steps, warmup=60, rounds=rounds)  # type: ignore[arg-type]
             base = base or tm.ms
             print(f"{w.fluid.count:9d} {t:7d} {tm.ms:8.2f} {1e3 * tm.ms / w.fluid.count:12.3f} "
                   f"{base / tm.ms:9.2f}x   rounds {tm.spread}", flush=True)
