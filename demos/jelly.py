@@ -21,7 +21,7 @@ from fluidworld.fluid.params import default_materials
 from fluidworld.levels import Level
 
 JELLY = Material("jelly", (235, 70, 130, 255), density=1.1, elasticity=0.5, mix_group="jelly")
-PUTTY = Material("putty", (240, 170, 60, 255), density=1.1, elasticity=0.5, plasticity=40.0,
+PUTTY = Material("putty", (240, 170, 60, 255), density=1.1, elasticity=0.2, plasticity=100.0,
                  mix_group="putty")
 BLOCK = (70.0, 50.0)  # a dropped block, width x height
 MAX_BLOCKS = 8

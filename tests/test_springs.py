@@ -15,7 +15,7 @@ from fluidworld.fluid.params import default_materials
 from fluidworld.fluid.springs import LINK_RADIUS
 
 JELLY = Material("jelly", (235, 70, 130, 255), elasticity=0.5, mix_group="jelly")
-PUTTY = Material("putty", (240, 170, 60, 255), elasticity=0.5, plasticity=40.0,
+PUTTY = Material("putty", (240, 170, 60, 255), elasticity=0.2, plasticity=100.0,
                  mix_group="putty")
 MATS = (*default_materials(), JELLY, PUTTY)
 

@@ -158,6 +158,7 @@ class DDRSolver:
         elif stage == "ddr_predict":
             self._prev[:n] = f.pos[:n]
             f.pos[:n] += h * f.vel[:n]
+            f.relax_springs(h)  # a jelly's springs (none in a liquid), before the density's
         elif stage == "ddr_relax":
             k = prm.stiffness * f.r_l / (h * h * prm.passes)
             k_near = prm.near_stiffness * f.r_l / (h * h * prm.passes)
@@ -168,7 +169,6 @@ class DDRSolver:
                 (f.solid_pos, f._s_start, f._s_order, f.solid_impulse, f.solid_marked), 0,
                 (self._radius, self._cubic, self._rho0, k, k_near, h, 1.0),
                 (self._rho, self._rho_near, self._disp), par, prm.passes)
-            f.relax_springs(h)  # a jelly's springs (none in a liquid)
         elif stage == "advect":
             self._finish(h)
         else:
