@@ -135,12 +135,12 @@ def relax_springs(pos, mat, mass, springs, m, tables, h):
 def push_springs_kernel(fluid, springs, m, tables, h, scratch):
     """The velocity form of :func:`relax_springs`: the pass relaxes the predicted positions
     ``x + v h`` of the springs' particles (``fluid`` = ``(pos, vel, mat, mass)``), whose
-    velocities then take the change. ``scratch`` = ``(pred, mark)``: positions and flags over
-    the particles (``mark`` all zero on entry and on return). Returns the springs left."""
+    velocities then take the change. ``scratch`` = ``(pred, mark, touched)``: positions, flags
+    (all zero on entry and on return) and a list of indices, each over the particles. Returns
+    the springs left."""
     pos, vel, mat, mass = fluid
     a, b, _ = springs
-    pred, mark = scratch
-    touched = np.empty(2 * m, np.int64)
+    pred, mark, touched = scratch
     k = 0
     for s in range(m):
         for i in (a[s], b[s]):
@@ -270,9 +270,11 @@ class SpringStore:
         if len(getattr(self, "_spring_pred", ())) < len(self.pos):
             self._spring_pred = np.zeros_like(self.pos)
             self._spring_mark = np.zeros(len(self.pos), np.uint8)
+            self._spring_touched = np.zeros(len(self.pos), np.int64)
         self.spring_count = push_springs_kernel(
             (self.pos, self.vel, self.mat, self._mass), self._spring_group(), m,
-            self._spring_tables(), h, (self._spring_pred, self._spring_mark))
+            self._spring_tables(), h,
+            (self._spring_pred, self._spring_mark, self._spring_touched))
 
     def _spring_tables(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return (np.array([m.elasticity for m in self.material_table], np.float64),

@@ -221,6 +221,7 @@ class FluidSystem(ParticleStore, SolidStore):
         state.pop("cell_density_potential", None)
         state.pop("_spring_pred", None)  # scratch of the springs' velocity form
         state.pop("_spring_mark", None)
+        state.pop("_spring_touched", None)
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
