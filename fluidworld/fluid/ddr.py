@@ -45,7 +45,7 @@ The kernels take their arrays in groups (tuples, unpacked on the kernel's first 
   ``(radius, cubic, rho0, k, k_near, h, h2, solid_push)`` for the relaxation kernels
   (:func:`relax_positions` takes it without ``h2`` and adds it);
 * ``work``: scratch, ``(wsum, dv)`` for the viscosity and ``(rho, rho_near, disp)`` for the
-  relaxation.
+  relaxation (``rho``, ``rho_near`` receive each particle's pressure and near pressure).
 """
 
 from __future__ import annotations
@@ -118,15 +118,16 @@ def _visc_range(lo, hi, fluid, grid, consts, work, apply):
                 r = math.sqrt(r2)
                 nx = dx / r
                 ny = dy / r
+                # the closing speed along the pair's axis; a pair that parts adds 0 (selects,
+                # not a branch, which the processor mispredicted for every other pair)
                 u = (vel[i, 0] - vel[j, 0]) * nx + (vel[i, 1] - vel[j, 1]) * ny
-                if u <= 0.0:
-                    continue
-                c = min(h * (1.0 - r * inv_r) * (lin + quad * u), 1.0)
+                up = max(u, 0.0)
+                c = min(h * (1.0 - r * inv_r) * (lin + quad * up), 1.0)
                 if not apply:
-                    acc += c
+                    acc += c if u > 0.0 else 0.0
                     continue
                 mj = mass[mat[j]]
-                imp = c * u / max(1.0, wsum[i], wsum[j]) * mj / (mi + mj)
+                imp = c * up / max(1.0, wsum[i], wsum[j]) * mj / (mi + mj)
                 dvx -= imp * nx
                 dvy -= imp * ny
         if apply:
@@ -178,10 +179,12 @@ def viscosity_impulses(fluid, grid, consts, work, parallel=False):
 # ----------------------------------------------------------------------------- relaxation
 @njit(cache=True)
 def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
-    pos, _, _, _, _, n = fluid
+    """``rho[i]``, ``rho_near[i]``: particle ``i``'s pressure and near pressure (from its
+    density and near density: what the displacements read of each neighbour)."""
+    pos, _, mat, _, mu, n = fluid
     nb_start, nb_nx, nb_ny, inv_nb = grid
     solid_pos, s_start, s_order, _, _ = solids
-    radius, cubic, _, _, _, _, _, _ = consts
+    radius, cubic, rho0, k, k_near, _, _, _ = consts
     rho, rho_near, _ = work
     inv_r = 1.0 / radius
     r2max = radius * radius
@@ -215,8 +218,9 @@ def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
                     w, wn, _, _ = _weights(1.0 - math.sqrt(r2) * inv_r, cubic)
                     d += w
                     dn += wn
-        rho[i] = d
-        rho_near[i] = dn
+        mi = mu[mat[i]]
+        rho[i] = k * mi * (d - rho0)
+        rho_near[i] = k_near * mi * dn
 
 
 @njit(cache=True)
@@ -233,8 +237,8 @@ def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
         xi = pos[i, 0]
         yi = pos[i, 1]
         mi = mu[mat[i]]
-        pi = k * mi * (rho[i] - rho0)
-        pni = k_near * mi * rho_near[i]
+        pi = rho[i]  # the pressures (see _density_range)
+        pni = rho_near[i]
         ddx = 0.0
         ddy = 0.0
         x0 = _cell(xi - reach, inv_nb, nb_nx)
@@ -250,8 +254,7 @@ def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
                     continue
                 r = math.sqrt(r2)
                 _, _, g, gn = _weights(1.0 - r * inv_r, cubic)
-                mj = mu[mat[j]]
-                pair = (pi + k * mj * (rho[j] - rho0)) * g + (pni + k_near * mj * rho_near[j]) * gn
+                pair = (pi + rho[j]) * g + (pni + rho_near[j]) * gn
                 d = 0.5 * h2 * pair / (r * mi)
                 ddx -= d * dx
                 ddy -= d * dy
@@ -307,8 +310,7 @@ def _solid_range(lo, hi, fluid, grid, reach, solids, consts, work, first):
                 r = math.sqrt(r2)
                 _, _, g, gn = _weights(1.0 - r * inv_r, cubic)
                 mi = mu[mat[i]]
-                d = solid_push * h2 * (k * mi * (rho[i] - rho0) * g
-                                       + k_near * mi * rho_near[i] * gn) / (r * mi)
+                d = solid_push * h2 * (rho[i] * g + rho_near[i] * gn) / (r * mi)
                 if d > 0.0:
                     m = mass[mat[i]] / h
                     jx += m * d * dx
