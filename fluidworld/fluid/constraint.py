@@ -96,16 +96,16 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
     ksmax = s_nbr.shape[1]
     xi = pos[i, 0]
     yi = pos[i, 1]
-    cx = _cell(xi, inv_nb, nb_nx)
-    cy = _cell(yi, inv_nb, nb_ny)
-    x0 = max(cx - kb, 0)
-    x1 = min(cx + kb, nb_nx - 1)
+    # the cells within the radius of the particle (it sits where the sort binned it), not the
+    # ``kb`` around its cell: a third fewer candidates, the same ones found in the same order
+    x0 = _cell(xi - radius, inv_nb, nb_nx)
+    x1 = _cell(xi + radius, inv_nb, nb_nx)
     k = 0
     ks = 0
     dens = 1.0
     mx = 0.0
     my = 0.0
-    for yy in range(max(cy - kb, 0), min(cy + kb, nb_ny - 1) + 1):
+    for yy in range(_cell(yi - radius, inv_nb, nb_ny), _cell(yi + radius, inv_nb, nb_ny) + 1):
         a = nb_start[yy * nb_nx + x0]
         b = min(nb_start[yy * nb_nx + x1 + 1], n)
         for j in range(a, b):

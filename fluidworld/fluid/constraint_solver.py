@@ -142,10 +142,13 @@ class ConstraintSolver:
         if fluid is not self.fluid or len(fluid.pos) != self._cap:
             cap = len(fluid.pos)
             k, ks = prm.max_neighbours, prm.max_solid_neighbours
-            self._lists = (np.zeros((cap, k), np.int64), np.zeros((cap, k)), np.zeros((cap, k)),
-                           np.zeros((cap, k)), np.zeros(cap, np.int64), np.zeros(cap))
-            self._s_lists = (np.zeros((cap, ks), np.int64), np.zeros((cap, ks)),
-                             np.zeros((cap, ks)), np.zeros((cap, ks)), np.zeros(cap, np.int64))
+            f4 = np.float32
+            self._lists = (np.zeros((cap, k), np.int32), np.zeros((cap, k), f4),
+                           np.zeros((cap, k), f4), np.zeros((cap, k), f4),
+                           np.zeros(cap, np.int64), np.zeros(cap))
+            self._s_lists = (np.zeros((cap, ks), np.int32), np.zeros((cap, ks), f4),
+                             np.zeros((cap, ks), f4), np.zeros((cap, ks), f4),
+                             np.zeros(cap, np.int64))
             self._lam = np.zeros(cap)
             self._lam_b = np.zeros(cap)
             self._lam_old = np.zeros(cap)
