@@ -89,7 +89,7 @@ def _cell(x, inv, n):
 @njit(cache=True)
 def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
     """Lists, density, mass term of particle ``i`` (writes row ``i`` only)."""
-    nb_start, nb_nx, nb_ny, inv_nb, kb = grid
+    nb_start, nb_nx, nb_ny, inv_nb = grid
     s_pos, s_start, s_order, ws, fill, m0 = solids
     nbr, w_, ex, ey, cnt, rho = lists
     s_nbr, s_w, s_ex, s_ey, s_cnt = s_lists
@@ -98,8 +98,8 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
     ksmax = s_nbr.shape[1]
     xi = pos[i, 0]
     yi = pos[i, 1]
-    # the cells within the radius of the particle (it sits where the sort binned it), not the
-    # ``kb`` around its cell: a third fewer candidates, the same ones found in the same order
+    # the cells within the radius of the particle (it sits where the sort binned it): a third
+    # fewer candidates than the blocks' ``kb`` cells around its cell, the same ones, same order
     x0 = _cell(xi - radius, inv_nb, nb_nx)
     x1 = _cell(xi + radius, inv_nb, nb_nx)
     k = 0
@@ -163,9 +163,9 @@ def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
 def build_lists(pos, n, grid, solids, radius, lists, s_lists):
     """Neighbour lists, weights, unit directions and densities of the first ``n`` particles.
 
-    ``grid`` = ``(nb_start, nb_nx, nb_ny, inv_nb, kb)`` (the store's sort, ``kb`` cells of
-    reach); ``solids`` = ``(s_pos, s_start, s_order, ws)`` (their weights scaled by ``ws``,
-    see :func:`solid_weight`); ``lists`` =
+    ``grid`` = ``(nb_start, nb_nx, nb_ny, inv_nb)`` (the store's sort; a particle's search
+    covers the cells within ``radius`` of it); ``solids`` = ``(s_pos, s_start, s_order, ws)``
+    (their weights scaled by ``ws``, see :func:`solid_weight`); ``lists`` =
     ``(nbr, w, ex, ey, cnt, rho)`` and ``s_lists`` = ``(s_nbr, s_w, s_ex, s_ey, s_cnt)`` are
     the outputs (rows of ``max_nbr`` / ``max_solid`` columns).
     """

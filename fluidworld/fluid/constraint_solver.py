@@ -227,7 +227,7 @@ class ConstraintSolver:
             self._s_pos = np.zeros_like(f.solid_pos)
         self._s_pos[:] = f.solid_pos
         self._s_pos[: len(self._walls)] = self._walls  # (the sort binned them at the edge)
-        grid = (f._nb_start, f.nb_nx, f.nb_ny, 1.0 / f.nb_h, self._kb)
+        grid = (f._nb_start, f.nb_nx, f.nb_ny, 1.0 / f.nb_h)
         solids = (self._s_pos, f._s_start, f._s_order, self._ws, *self._fill)
         par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
         build = K.build_lists_parallel if par else K.build_lists
