@@ -5,17 +5,21 @@ from __future__ import annotations
 import math
 import re
 
+import numba
 import numpy as np
 import pymunk
 import pytest
 
+from fluidworld.coupling import coupler as coupler_module
 from fluidworld.coupling import kernels as K
+from fluidworld.coupling import per_body as PB
 from fluidworld.coupling.buoyancy import (
     cell_densities,
     density_profiles,
     sum_contact_impulses,
     surface_buoyancy,
 )
+from fluidworld.coupling.coupler import Coupler
 from fluidworld.coupling.sampling import (
     contains,
     geometry_of,
@@ -23,6 +27,7 @@ from fluidworld.coupling.sampling import (
     outline_points,
     shape_area,
 )
+from fluidworld.fluid.threads import ThreadPolicy
 from fluidworld.world import World
 
 
@@ -179,15 +184,22 @@ def test_containment_broad_phase_skips_only_particles_that_cannot_be_inside() ->
         assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("per_body", [False, True])
 @pytest.mark.parametrize("measure", [True, False])
-def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
+def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body: bool) -> None:
     """``exchange_impulses`` (the exchange stage in one call) gives exactly what its kernels
     called one by one give: impulses, levels, submerged areas and the drag reaction on the
-    fluid."""
-    world = World(300.0, 200.0)
-    world.add_fluid_rect(0.0, 0.0, 300.0, 90.0)
-    world.add_box((90.0, 95.0), (40.0, 20.0), density=0.5)
-    world.add_ball((200.0, 100.0), 12.0, density=0.7).body.velocity = (30.0, -20.0)
+    fluid; with ``per_body`` (its sums one body per parallel task) the same bits."""
+    world = World(300.0, 260.0)
+    world.add_fluid_rect(0.0, 0.0, 300.0, 150.0)
+    world.add_box((90.0, 155.0), (40.0, 20.0), density=0.5)
+    world.add_ball((200.0, 160.0), 12.0, density=0.7).body.velocity = (30.0, -20.0)
+    # a body of two shapes, attached between the others' (its samples are grouped all the same)
+    two = pymunk.Body(1.0, 100.0)
+    two.position = (150.0, 152.0)
+    world.attach(pymunk.Circle(two, 8.0, (-6.0, 0.0)))
+    world.add_box((250.0, 155.0), (20.0, 20.0), density=0.6)
+    world.attach(pymunk.Poly.create_box(two, (10.0, 10.0)))
     for _ in range(4):
         world.step()
     c, f = world.coupler, world.fluid
@@ -203,7 +215,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
     unit = c._grad_unit()
     half_layer = f.r_l * math.sqrt(3.0) / 4.0
     near, far = 0.5 * c._col_w, c.a0 * (0.5 + prm.level_columns)
-    c.levels[:] = 50.0  # known levels: measured again only if asked
+    c.levels[:] = 110.0  # known levels: measured again only if asked
 
     def fresh() -> dict[str, np.ndarray]:
         nb = len(c.bodies)
@@ -223,10 +235,10 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
     a = fresh()
     params = (f.params.gamma, c.a0, half_layer, c.spacing_interior, True, unit, c._kick[0],
               c._kick[1], measure, c._col_w, near, far, 0.5, True, -gy * h,
-              prm.drag * layer * h, m1, 2.0 * c.a0, 0.0)
+              prm.drag * layer * h, m1, 2.0 * c.a0, 0.0, per_body)
     vmax_a = K.exchange_impulses(
         (f.pos, a["vel"], f.mat, f.count, f._start_pos, f._cell_of), c._mats_group(), cells,
-        c._bins_group(), bodies(a), c._outline_group(), c._interior, c._surface,
+        c._bins_group(), bodies(a), c._outline_group(), c._interior, c._surface, c._starts,
         (a["tops"], a["cimp"], a["cmass"], a["touched"], a["crho"], a["cn"], a["psum"], a["pn"]),
         params, -1.0)
 
@@ -270,6 +282,53 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool) -> None:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert np.abs(a["J"]).sum() > 0 and np.abs(a["cimp"]).sum() > 0 and a["sub"].sum() > 0
     assert not np.array_equal(a["vel"], f.vel[: len(a["vel"])])  # the drag reaction moved fluid
+
+
+def test_body_runs_of_grouped_samples() -> None:
+    """Each body's run of samples (the per-body parallel sums' ranges), empty bodies included;
+    an owner array that is not grouped is refused by the coupler."""
+    out = np.zeros(5, np.int64)
+    owner = np.array([0, 0, 1, 1, 1, 3], np.int64)
+    PB.body_starts(owner, 4, out)
+    assert out.tolist() == [0, 2, 5, 5, 6]
+    assert PB.grouped(owner) and not PB.grouped(np.array([0, 1, 0], np.int64))
+    with pytest.raises(AssertionError, match="grouped"):
+        Coupler._body_runs(np.array([1, 0], np.int64), 2)
+
+
+def test_many_bodies_step_alike_with_one_and_two_threads_and_per_body_sums() -> None:
+    """From ``PARALLEL_BODIES`` bodies the exchange sums each body's samples in a parallel
+    task of its own: a pool with a dozen floating bodies (one of them of two shapes) ends
+    bit-identical with one thread, with two, and with two but the per-body path off."""
+    def run(threads: int, per_body: bool, monkeypatch: pytest.MonkeyPatch) -> str:
+        monkeypatch.setattr(coupler_module, "PARALLEL_BODIES", 8 if per_body else 10**9)
+        numba.set_num_threads(threads)
+        world = World(480.0, 200.0)
+        world.fluid.threads = ThreadPolicy(mode="fixed")
+        world.add_fluid_rect(0.0, 0.0, 480.0, 80.0)
+        for k in range(11):
+            add = world.add_box if k % 2 else world.add_ball
+            size = (24.0, 18.0) if k % 2 else 10.0
+            add((24.0 + 42.0 * k, 100.0 + 8.0 * (k % 3)), size, density=0.3 + 0.05 * k)
+        two = pymunk.Body(1.0, 100.0)
+        two.position = (240.0, 130.0)
+        world.attach(pymunk.Poly.create_box(two, (30.0, 8.0)))
+        world.attach(pymunk.Circle(two, 6.0, (0.0, 6.0)))
+        for _ in range(40):
+            world.step()
+        assert len(world.coupler.bodies) == 12
+        assert numba.get_num_threads() == threads
+        return world.state_hash()
+
+    cap = numba.get_num_threads()
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs two numba threads")
+    with pytest.MonkeyPatch.context() as mp:
+        try:
+            hashes = {run(1, True, mp), run(2, True, mp), run(2, False, mp)}
+        finally:
+            numba.set_num_threads(cap)
+    assert len(hashes) == 1
 
 
 @pytest.mark.parametrize("gravity", [True, False])

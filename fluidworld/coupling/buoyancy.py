@@ -127,7 +127,14 @@ def sum_contact_impulses(pos, imp, normal, owner, state, out_j, out_tau):
     bumps of the solid particles' row, not from the smooth surface they stand for (shear
     between body and fluid is the drag's): on a floating ball it was a steady torque that
     turned it by tens of degrees in 10 s of still water."""
-    for k in range(pos.shape[0]):
+    contact_range(0, pos.shape[0], pos, imp, normal, owner, state, out_j, out_tau)
+
+
+@njit(cache=True)
+def contact_range(k0, k1, pos, imp, normal, owner, state, out_j, out_tau):
+    """:func:`sum_contact_impulses` over the solid particles ``k0..k1`` (one body's, in the
+    per-body parallel pass of :mod:`.per_body`)."""
+    for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         jx = imp[k, 0]
         jy = imp[k, 1]
@@ -223,14 +230,23 @@ def density_profiles(body_box, cell_rho, cell_n, a0, near, far, default_rho, out
 
 
 @njit(cache=True)
-def _column_weight(prof, b, a0, y):
-    """``integral_0^y rho dy`` of body ``b``'s density profile (rows of height ``a0``)."""
+def column_sums(prof, b, out):
+    """``out[j] = prof[b, 0] + ... + prof[b, j - 1]`` (summed in that order), the rows below
+    row ``j`` of body ``b``'s density profile: :func:`_column_weight` reads them instead of
+    summing the rows again at every surface point."""
+    s = 0.0
+    for k in range(prof.shape[1]):
+        out[k] = s
+        s += prof[b, k]
+
+
+@njit(cache=True)
+def _column_weight(prof, below, b, a0, y):
+    """``integral_0^y rho dy`` of body ``b``'s density profile (rows of height ``a0``), with
+    ``below`` its :func:`column_sums`."""
     ny = prof.shape[1]
     j = min(max(int(math.floor(y / a0)), 0), ny - 1)
-    s = 0.0
-    for k in range(j):
-        s += prof[b, k]
-    return s * a0 + prof[b, j] * (y - j * a0)
+    return below[j] * a0 + prof[b, j] * (y - j * a0)
 
 
 @njit(cache=True)
@@ -261,7 +277,25 @@ def surface_buoyancy(local, normal, length, owner, state, levels, prof, a0, g_h,
     of a body is mostly the surface's standing bumps, and a horizontal push from it made a
     floating ball wander by half its size in 10 s of still water. Currents carry bodies
     through the drag."""
-    for k in range(local.shape[0]):
+    below = np.empty(prof.shape[1])
+    k0 = 0
+    while k0 < local.shape[0]:  # runs of points of one body share its column sums
+        b = owner[k0]
+        k1 = k0 + 1
+        while k1 < local.shape[0] and owner[k1] == b:
+            k1 += 1
+        column_sums(prof, b, below)
+        buoyancy_range(k0, k1, local, normal, length, owner, state, levels, prof, below, a0,
+                       g_h, out_j, out_tau)
+        k0 = k1
+
+
+@njit(cache=True)
+def buoyancy_range(k0, k1, local, normal, length, owner, state, levels, prof, below, a0, g_h,
+                   out_j, out_tau):
+    """:func:`surface_buoyancy` over the surface points ``k0..k1``, all of one body, whose
+    :func:`column_sums` are ``below``."""
+    for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         c = state[b, 2]
         s = state[b, 3]
@@ -272,7 +306,8 @@ def surface_buoyancy(local, normal, length, owner, state, levels, prof, a0, g_h,
         lev = _level_at(levels, b, x)
         if math.isnan(lev) or y >= lev:
             continue
-        p = g_h * (_column_weight(prof, b, a0, lev) - _column_weight(prof, b, a0, y))
+        p = g_h * (_column_weight(prof, below, b, a0, lev)
+                   - _column_weight(prof, below, b, a0, y))
         if p <= 0.0:
             continue
         nx = c * normal[k, 0] - s * normal[k, 1]

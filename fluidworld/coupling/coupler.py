@@ -30,12 +30,14 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 import pymunk
 from numpy.typing import NDArray
 
 from . import containment as C
 from . import kernels as K
+from . import per_body as PB
 from .body_io import BodyIO
 from .buoyancy import outline_normals, surface_quadrature
 from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
@@ -117,6 +119,8 @@ _EMPTY2 = np.zeros((0, 2))
 #: Rounds of re-testing a pushed particle against every shape (a push out of one shape can
 #: land in another); the walls are guarded after each round.
 _CONTAIN_ROUNDS = 3
+#: From this many bodies the exchange sums each body's samples in parallel (same results).
+PARALLEL_BODIES = 8
 
 
 class Coupler(BodyIO):
@@ -226,6 +230,9 @@ class Coupler(BodyIO):
         self.bodies = bodies
         self._body_idx = idx
         nb = len(bodies)
+        # each body's shapes together (stable): every sample array is then grouped by body,
+        # which the exchange's per-body parallel sums need (see .per_body)
+        recs.sort(key=lambda r: idx[r.shape.body])
         owner_of = [idx[r.shape.body] for r in recs]
 
         def cat(arrs: list[NDArray[np.float64]], empty: NDArray[np.float64]) -> NDArray:
@@ -294,6 +301,8 @@ class Coupler(BodyIO):
         self._bodies = (self.state, self.dynamic, self.levels, self._kick_levels, self.body_box,
                         self.density_profile, self.impulse, self.angular_impulse,
                         self.submerged_area)
+        self._starts = tuple(self._body_runs(o, nb) for o in (self._out_owner, self._in_owner,
+                                                              self._surf_owner))
         self._group_scratch()
         self._bind_bodies()
         self._batch_vel = np.zeros((0, 3))
@@ -303,6 +312,15 @@ class Coupler(BodyIO):
                           self._out_owner.astype(np.int32))
         self._n_wall = len(f.solid_pos) - len(self._out_local)
         self._dirty = False
+
+    @staticmethod
+    def _body_runs(owner: NDArray[np.int64], nb: int) -> NDArray[np.int64]:
+        """Where each body's samples start in ``owner`` (grouped by body, see ``_build``)."""
+        if not PB.grouped(owner):  # _build sorts the shapes by body: cannot happen
+            raise AssertionError("coupling samples are not grouped by body")
+        out = np.zeros(nb + 1, np.int64)
+        PB.body_starts(owner, nb, out)
+        return out
 
     def _group_scratch(self) -> None:
         """The stages' scratch groups (see :func:`.kernels.exchange_impulses` and
@@ -356,6 +374,12 @@ class Coupler(BodyIO):
                   self._margin)
         K.sync_geometry(self._bodies, self._outline_group(), self._interior, self._shapes,
                         self._cells_group(), params)
+
+    def _per_body(self) -> bool:
+        """Whether the stages run their per-body (and per-sample) parts in parallel
+        (:mod:`.per_body`): enough bodies to share and more than one thread. The results are
+        the same either way."""
+        return len(self.bodies) >= PARALLEL_BODIES and numba.get_num_threads() > 1
 
     def _grad_unit(self) -> bool:
         """Whether the fluid's ``cell_grad`` is the correction of a particle of density 1 (a
@@ -505,10 +529,11 @@ class Coupler(BodyIO):
             p.a0 * p.a0 / p.gamma,
             # how far a particle can have moved between the sort and the deposit (repulsion
             # only): the shapes' box margin plus a cell, ample
-            self._margin + self.a0, self.rho_fixed)
+            self._margin + self.a0, self.rho_fixed,
+            self._per_body())
         # one kernel call for the whole stage, its arrays passed in groups (see .kernels)
         self._vmax = K.exchange_impulses(
             self._fluid_group(), self._mats_group(), self._cells_group(), self._bins_group(),
-            self._bodies, self._outline_group(), self._interior, self._surface,
+            self._bodies, self._outline_group(), self._interior, self._surface, self._starts,
             self._exchange_scratch, params, self._vmax)
         self._apply(J, tau)

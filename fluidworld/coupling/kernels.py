@@ -59,6 +59,7 @@ from .fluid_forces import (
     pressure_impulses,
     sum_point_impulses,
 )
+from .per_body import contact_pressure_bounds_parallel, submerged_buoyancy_parallel
 from .surface import (
     body_rows_range,
     column_tops,
@@ -224,8 +225,8 @@ def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_
 
 
 @njit(cache=True)
-def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surface, scratch,
-                      params, vmax):
+def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surface, starts,
+                      scratch, params, vmax):
     """The ``exchange`` stage's impulses in one call (the coupler's order; each step is the
     kernel named, see there):
 
@@ -247,9 +248,14 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     ``vmax`` is the largest particle speed component known; returns it, measured again by
     :func:`column_tops` if that ran. The groups are those of the module docstring, and
 
+    * ``starts``: ``(out_start, in_start, surf_start)``, each body's run of outline, interior
+      and surface samples (:func:`.per_body.body_starts`);
     * ``scratch``: ``(tops, cell_imp, cell_mass, touched, cell_rho, cell_n, prof_sum, prof_n)``;
     * ``params``: ``(gamma, a0, half_layer, spacing, push, grad_unit, kick_x, kick_y, measure,
-      col_w, near, far, min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed)``.
+      col_w, near, far, min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed,
+      per_body)``; with ``per_body`` (the samples grouped by body, ``starts`` their runs) steps
+      1, 2, 3's :func:`sample_bounds` and 4 run one body per task in parallel
+      (:mod:`.per_body`), with the same results.
     """
     f_pos, f_vel, f_mat, n, start_pos, cell_of = fluid
     mass_table, bounce_table, rest_table, keep_table, rho_table = mats
@@ -261,15 +267,19 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     surf_local, surf_normal, surf_len, surf_owner = surface
     tops, cell_imp, cell_mass, touched, cell_rho, cell_n, prof_sum, prof_n = scratch
     (gamma, a0, half_layer, spacing, push, grad_unit, kick_x, kick_y, measure, col_w, near, far,
-     min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed) = params
+     min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed, per_body) = params
     nb = state.shape[0]
     m_out = out_pos.shape[0]
-    if m_out:
-        sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
     m_in = in_pos.shape[0]
-    if push:
-        pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
-    sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
+    if per_body:
+        contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells,
+                                         (a0, spacing, kick_x, kick_y, push))
+    else:
+        if m_out:
+            sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
+        if push:
+            pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
+        sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
     known = False
     for b in range(nb):
         for c in range(4):
@@ -291,10 +301,14 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
                        a0, cell_rho, cell_n)
         density_profiles(body_box, cell_rho, cell_n, a0, near, far, rho_table[0], prof,
                          prof_sum, prof_n)
-    submerged_areas(in_pos, in_area, in_owner, m_in, levels, spacing, submerged)
-    if buoyancy:
-        surface_buoyancy(surf_local, surf_normal, surf_len, surf_owner, state, levels, prof, a0,
-                         g_h, out_j, out_tau)
+    if per_body:
+        submerged_buoyancy_parallel(starts, interior, surface, bodies,
+                                    (a0, spacing, g_h, buoyancy))
+    else:
+        submerged_areas(in_pos, in_area, in_owner, m_in, levels, spacing, submerged)
+        if buoyancy:
+            surface_buoyancy(surf_local, surf_normal, surf_len, surf_owner, state, levels, prof,
+                             a0, g_h, out_j, out_tau)
     if drag_coef > 0.0 and m_out and n:
         cell_imp[:] = 0.0
         drag_impulses(outline, bodies, cells, gamma, a0, grad_unit, m1, drag_coef, cell_imp)

@@ -27,7 +27,13 @@ def submerged_areas(pos, area, owner, n, levels, spacing, out_submerged):
     submerged area of an axis-aligned box exact. (The buoyancy itself is the pressure integral
     over the surface, :func:`~.buoyancy.surface_buoyancy`.)
     """
-    for k in range(n):
+    submerged_range(0, n, pos, area, owner, levels, spacing, out_submerged)
+
+
+@njit(cache=True)
+def submerged_range(k0, k1, pos, area, owner, levels, spacing, out_submerged):
+    """:func:`submerged_areas` over the samples ``k0..k1``."""
+    for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         lev = _level_at(levels, b, pos[k, 0])
         if math.isnan(lev):
@@ -46,16 +52,22 @@ def sample_bounds(pos, owner, n_bodies, half, out_box):
         out_box[b, 1] = 1e300
         out_box[b, 2] = -1e300
         out_box[b, 3] = -1e300
-    for k in range(pos.shape[0]):
+    bounds_range(0, pos.shape[0], pos, owner, half, out_box)
+    for b in range(n_bodies):
+        if out_box[b, 0] > out_box[b, 2]:
+            for c in range(4):
+                out_box[b, c] = np.nan
+
+
+@njit(cache=True)
+def bounds_range(k0, k1, pos, owner, half, out_box):
+    """Grow the boxes ``out_box`` of their bodies by the samples ``k0..k1``."""
+    for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         out_box[b, 0] = min(out_box[b, 0], pos[k, 0] - half)
         out_box[b, 1] = min(out_box[b, 1], pos[k, 1] - half)
         out_box[b, 2] = max(out_box[b, 2], pos[k, 0] + half)
         out_box[b, 3] = max(out_box[b, 3], pos[k, 1] + half)
-    for b in range(n_bodies):
-        if out_box[b, 0] > out_box[b, 2]:
-            for c in range(4):
-                out_box[b, c] = np.nan
 
 
 @njit(cache=True)
