@@ -1003,3 +1003,38 @@ def test_srd_collide_draws_the_signs_of_the_rows_in_use(parallel):
     rows = np.nonzero(drawn.reshape(ncy, ncx).any(axis=1))[0]
     assert rows.tolist() == [1, 2]
     assert np.array_equal(drawn[ncx: 3 * ncx], full[ncx: 3 * ncx])
+
+
+# ----------------------------------------------------------------------------- material scans
+@pytest.mark.parametrize("at", [None, 1, "block-1", "block", "2block+5", "last"])
+def test_material_checks_find_one_odd_particle_anywhere(at: object) -> None:
+    """The stages' "more than one material?" checks skip blocks of one material by a vector
+    scan (``fluid.scan``): one particle of another mass, group, density or rotation angle is
+    found wherever it sits, at block edges too, and a fluid of one material is uniform."""
+    from fluidworld.fluid import pressure_variable as pv
+    from fluidworld.fluid.scan import BLOCK
+
+    n = 3 * BLOCK + 17
+    mat = np.full(n + 50, 2, np.uint8)
+    mat[n:] = 0  # garbage past the live particles is not looked at
+    idx = {None: None, 1: 1, "block-1": BLOCK - 1, "block": BLOCK, "2block+5": 2 * BLOCK + 5,
+           "last": n - 1}[at]
+    odd = idx is not None
+    mass = np.array([1.0, 1.0, 1.0, 1.0])
+    group = np.array([0, 0, 0, 0], np.uint8)
+    inv_rho = np.array([1.0, 1.0, 1.0, 1.0])
+    alpha = np.array([2.0, 2.0, 2.0, 2.0])
+    for table in (mass, group, inv_rho, alpha):
+        table[3] = table[2] + 1
+    if odd:
+        mat[idx] = 3
+    assert repulsion.material_mix(mat, n, mass, group) == odd
+    assert repulsion.material_mix_parallel(mat, n, mass, group) == odd
+    assert pv.mixed_densities(mat, n, inv_rho) == odd
+    assert pv.mixed_densities_parallel(mat, n, inv_rho) == odd
+    assert collision._uniform(alpha, np.zeros(4), group, mat, n) == (not odd, 2)
+    # another material with the same tables' values is no mix
+    if odd:
+        mat[idx] = 1
+        assert not repulsion.material_mix(mat, n, mass, group)
+        assert not pv.mixed_densities_parallel(mat, n, inv_rho)

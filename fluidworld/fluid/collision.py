@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from .bands import BANDS, CHUNK, _chunk_range, band_bounds
+from .scan import BLOCK, same_block
 
 __all__ = ["srd_collide", "srd_collide_parallel", "random_signs"]
 
@@ -71,10 +72,14 @@ def _same_as(tables, mat, i0, i1, k0):
     a0 = alpha_table[k0]
     v0 = visc_table[k0]
     g0 = group_table[k0]
-    for i in range(i0, i1):
-        k = mat[i]
-        if alpha_table[k] != a0 or visc_table[k] != v0 or group_table[k] != g0:
-            return False
+    for b0 in range(i0, i1, BLOCK):
+        b1 = min(i1, b0 + BLOCK)
+        if same_block(mat, b0, b1, k0):  # all k0: no table lookups (:mod:`.scan`)
+            continue
+        for i in range(b0, b1):
+            k = mat[i]
+            if alpha_table[k] != a0 or visc_table[k] != v0 or group_table[k] != g0:
+                return False
     return True
 
 

@@ -36,6 +36,7 @@ from numba import njit, prange
 
 from .pressure import EMPTY_COUNT, _all_rows
 from .pressure_converged import _rows_around, _zero_air
+from .scan import BLOCK, same_block
 
 __all__ = [
     "mixed_densities",
@@ -51,10 +52,17 @@ __all__ = [
 
 
 @njit(cache=True)
-def _other_density(mat, i0, i1, inv_rho, b0):
-    for i in range(i0, i1):
-        if inv_rho[mat[i]] != b0:
-            return True
+def _other_density(mat, i0, i1, inv_rho, k0):
+    """Whether a particle of ``i0..i1`` has another density than material ``k0``; blocks all
+    of ``k0`` are passed over without the table lookups (:mod:`.scan`)."""
+    b0 = inv_rho[k0]
+    for j0 in range(i0, i1, BLOCK):
+        j1 = min(i1, j0 + BLOCK)
+        if same_block(mat, j0, j1, k0):
+            continue
+        for i in range(j0, j1):
+            if inv_rho[mat[i]] != b0:
+                return True
     return False
 
 
@@ -63,7 +71,7 @@ def mixed_densities(mat, n, inv_rho):
     """Whether the first ``n`` particles' materials have more than one density."""
     if n == 0:
         return False
-    return _other_density(mat, 1, n, inv_rho, inv_rho[mat[0]])
+    return _other_density(mat, 1, n, inv_rho, mat[0])
 
 
 @njit(cache=True, parallel=True)
@@ -75,8 +83,7 @@ def mixed_densities_parallel(mat, n, inv_rho):
     nchunk = (n + chunk - 1) // chunk
     found = np.zeros(nchunk, np.bool_)
     for t in prange(nchunk):
-        found[t] = _other_density(mat, t * chunk, min(n, (t + 1) * chunk), inv_rho,
-                                  inv_rho[mat[0]])
+        found[t] = _other_density(mat, t * chunk, min(n, (t + 1) * chunk), inv_rho, mat[0])
     return found.any()
 
 

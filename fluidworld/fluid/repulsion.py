@@ -60,6 +60,7 @@ from .neighbour_lists import (
     list_stats,
     stripe_rows,
 )
+from .scan import BLOCK, same_block
 
 __all__ = [
     "repulse_passes",
@@ -92,11 +93,19 @@ def pair_tables(mass, group, r_l):
 
 
 @njit(cache=True)
-def _mix_range(mat, i0, i1, mass, group, m0, g0):
-    for i in range(i0, i1):
-        k = mat[i]
-        if mass[k] != m0 or group[k] != g0:
-            return True
+def _mix_range(mat, i0, i1, mass, group, k0):
+    """Whether a particle of ``i0..i1`` differs from material ``k0`` in mass or group; blocks
+    all of ``k0`` are passed over without the table lookups (:mod:`.scan`)."""
+    m0 = mass[k0]
+    g0 = group[k0]
+    for b0 in range(i0, i1, BLOCK):
+        b1 = min(i1, b0 + BLOCK)
+        if same_block(mat, b0, b1, k0):
+            continue
+        for i in range(b0, b1):
+            k = mat[i]
+            if mass[k] != m0 or group[k] != g0:
+                return True
     return False
 
 
@@ -106,7 +115,7 @@ def material_mix(mat, n, mass, group):
     miscibility groups (the multiphase pass is needed)."""
     if n == 0:
         return False
-    return _mix_range(mat, 1, n, mass, group, mass[mat[0]], group[mat[0]])
+    return _mix_range(mat, 1, n, mass, group, mat[0])
 
 
 @njit(cache=True, parallel=True)
@@ -118,8 +127,7 @@ def material_mix_parallel(mat, n, mass, group):
     nchunk = (n + chunk - 1) // chunk
     found = np.zeros(nchunk, np.bool_)
     for t in prange(nchunk):
-        found[t] = _mix_range(mat, t * chunk, min(n, (t + 1) * chunk), mass, group,
-                              mass[mat[0]], group[mat[0]])
+        found[t] = _mix_range(mat, t * chunk, min(n, (t + 1) * chunk), mass, group, mat[0])
     return found.any()
 
 

@@ -1,0 +1,31 @@
+"""Fast scans of the particles' material array (uint8): is a run of it all one material?
+
+Several stages ask each substep whether the fluid holds materials that differ in some table
+(mass or miscibility group: :func:`.repulsion.material_mix`; density:
+:func:`.pressure_variable.mixed_densities`). Looking each particle's material up in the table
+cost ~0.7 ns a particle (100k particles: 74 us a call, ~0.25 ms a step for the two checks). In
+the common case every particle is of one material: :func:`same_block` answers that for a
+block of the array in one branch-free pass that the compiler turns into vector code, and the
+table lookups run only in blocks that hold another material. The answers are the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["BLOCK", "same_block"]
+
+#: Particles per block of the material scans.
+BLOCK = 2048
+
+
+@njit(cache=True)
+def same_block(mat, i0, i1, k0):
+    """Whether ``mat[i0:i1]`` are all ``k0``."""
+    # uint8 throughout and unsigned indices (no negative-index wrap-around): only then is the
+    # loop vectorised (5.7 us for 100k particles; 49 us with a signed index)
+    d = np.uint8(0)
+    for i in range(np.uint64(i0), np.uint64(i1)):
+        d |= mat[i] ^ k0
+    return d == 0
