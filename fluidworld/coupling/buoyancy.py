@@ -285,16 +285,18 @@ def surface_buoyancy(local, normal, length, owner, state, levels, prof, a0, g_h,
         while k1 < local.shape[0] and owner[k1] == b:
             k1 += 1
         column_sums(prof, b, below)
-        buoyancy_range(k0, k1, local, normal, length, owner, state, levels, prof, below, a0,
-                       g_h, out_j, out_tau)
+        buoyancy_range(k0, k1, (local, normal, length, owner), state, levels, prof, below, a0,
+                       g_h, (out_j, out_tau))
         k0 = k1
 
 
 @njit(cache=True)
-def buoyancy_range(k0, k1, local, normal, length, owner, state, levels, prof, below, a0, g_h,
-                   out_j, out_tau):
+def buoyancy_range(k0, k1, surface, state, levels, prof, below, a0, g_h, out):
     """:func:`surface_buoyancy` over the surface points ``k0..k1``, all of one body, whose
-    :func:`column_sums` are ``below``."""
+    :func:`column_sums` are ``below`` (``surface = (local, normal, length, owner)``, ``out =
+    (out_j, out_tau)``)."""
+    local, normal, length, owner = surface
+    out_j, out_tau = out
     for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
         c = state[b, 2]

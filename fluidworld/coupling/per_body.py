@@ -88,7 +88,6 @@ def submerged_buoyancy_parallel(starts, interior, surface, bodies, consts):
     :func:`~.buoyancy.surface_buoyancy` (``consts``: ``(a0, spacing, g_h, buoyancy)``)."""
     out_start, in_start, surf_start = starts
     in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
-    surf_local, surf_normal, surf_len, surf_owner = surface
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     a0, spacing, g_h, buoyancy = consts
     nb = state.shape[0]
@@ -98,6 +97,6 @@ def submerged_buoyancy_parallel(starts, interior, surface, bodies, consts):
                         spacing, submerged)
         if buoyancy and surf_start[b + 1] > surf_start[b]:
             column_sums(prof, b, below[b])
-            buoyancy_range(surf_start[b], surf_start[b + 1], surf_local, surf_normal, surf_len,
-                           surf_owner, state, levels, prof, below[b], a0, g_h, out_j, out_tau)
+            buoyancy_range(surf_start[b], surf_start[b + 1], surface, state, levels, prof,
+                           below[b], a0, g_h, (out_j, out_tau))
 
