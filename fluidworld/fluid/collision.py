@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from .bands import BANDS, CHUNK, _chunk_range, band_bounds
-from .scan import BLOCK, same_block
+from .scan import any_other
 
 __all__ = ["srd_collide", "srd_collide_parallel", "random_signs"]
 
@@ -65,22 +65,12 @@ _fill_signs = random_signs
 
 
 @njit(cache=True)
-def _same_as(tables, mat, i0, i1, k0):
-    """Whether particles ``i0..i1`` all share material ``k0``'s alpha, nu and group
-    (``tables = (alpha_table, visc_table, group_table)``)."""
+def _others(tables, k0):
+    """Per material, whether it differs from material ``k0`` in alpha, nu or group (``tables =
+    (alpha_table, visc_table, group_table)``)."""
     alpha_table, visc_table, group_table = tables
-    a0 = alpha_table[k0]
-    v0 = visc_table[k0]
-    g0 = group_table[k0]
-    for b0 in range(i0, i1, BLOCK):
-        b1 = min(i1, b0 + BLOCK)
-        if same_block(mat, b0, b1, k0):  # all k0: no table lookups (:mod:`.scan`)
-            continue
-        for i in range(b0, b1):
-            k = mat[i]
-            if alpha_table[k] != a0 or visc_table[k] != v0 or group_table[k] != g0:
-                return False
-    return True
+    return ((alpha_table != alpha_table[k0]) | (visc_table != visc_table[k0])
+            | (group_table != group_table[k0]))
 
 
 @njit(cache=True)
@@ -91,7 +81,7 @@ def _uniform(alpha_table, visc_table, group_table, mat, n):
     if n == 0:
         return True, 0
     k0 = mat[0]
-    return _same_as((alpha_table, visc_table, group_table), mat, 1, n, k0), k0
+    return not any_other(mat, 1, n, k0, _others((alpha_table, visc_table, group_table), k0)), k0
 
 
 @njit(cache=True)
@@ -354,12 +344,13 @@ def srd_collide_parallel(fluid, tables, grid, cells, seed=-1, cell_of=None, grou
     cmax = np.empty(max(nchunk, 1), np.int64)
     same = np.ones(max(nchunk, 1), np.bool_)
     k0 = mat[0] if n > 0 else 0
+    other = _others((alpha_table, visc_table, group_table), k0)
     for t in prange(nchunk):
         i0 = t * CHUNK
         i1 = min(n, i0 + CHUNK)
         _srd_cells_of(i0, i1, pos, grid, cell_of)
         cmin[t], cmax[t] = _chunk_range(i0, i1, cell_of)
-        same[t] = _same_as((alpha_table, visc_table, group_table), mat, i0, i1, k0)
+        same[t] = not any_other(mat, i0, i1, k0, other)
     uniform = same.all()
     c0 = (cmin.min() // ncx) * ncx if n > 0 else 0  # the rows in use
     c1 = (cmax.max() // ncx + 1) * ncx if n > 0 else 0

@@ -36,7 +36,7 @@ from numba import njit, prange
 
 from .pressure import EMPTY_COUNT, _all_rows
 from .pressure_converged import _rows_around, _zero_air
-from .scan import BLOCK, same_block
+from .scan import any_other
 
 __all__ = [
     "mixed_densities",
@@ -53,17 +53,8 @@ __all__ = [
 
 @njit(cache=True)
 def _other_density(mat, i0, i1, inv_rho, k0):
-    """Whether a particle of ``i0..i1`` has another density than material ``k0``; blocks all
-    of ``k0`` are passed over without the table lookups (:mod:`.scan`)."""
-    b0 = inv_rho[k0]
-    for j0 in range(i0, i1, BLOCK):
-        j1 = min(i1, j0 + BLOCK)
-        if same_block(mat, j0, j1, k0):
-            continue
-        for i in range(j0, j1):
-            if inv_rho[mat[i]] != b0:
-                return True
-    return False
+    """Whether a particle of ``i0..i1`` has another density than material ``k0``."""
+    return any_other(mat, i0, i1, k0, inv_rho != inv_rho[k0])
 
 
 @njit(cache=True)

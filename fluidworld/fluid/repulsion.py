@@ -60,7 +60,7 @@ from .neighbour_lists import (
     list_stats,
     stripe_rows,
 )
-from .scan import BLOCK, same_block
+from .scan import any_other
 
 __all__ = [
     "repulse_passes",
@@ -94,19 +94,9 @@ def pair_tables(mass, group, r_l):
 
 @njit(cache=True)
 def _mix_range(mat, i0, i1, mass, group, k0):
-    """Whether a particle of ``i0..i1`` differs from material ``k0`` in mass or group; blocks
-    all of ``k0`` are passed over without the table lookups (:mod:`.scan`)."""
-    m0 = mass[k0]
-    g0 = group[k0]
-    for b0 in range(i0, i1, BLOCK):
-        b1 = min(i1, b0 + BLOCK)
-        if same_block(mat, b0, b1, k0):
-            continue
-        for i in range(b0, b1):
-            k = mat[i]
-            if mass[k] != m0 or group[k] != g0:
-                return True
-    return False
+    """Whether a particle of ``i0..i1`` differs from material ``k0`` in mass or group."""
+    other = (mass != mass[k0]) | (group != group[k0])
+    return any_other(mat, i0, i1, k0, other)
 
 
 @njit(cache=True)
