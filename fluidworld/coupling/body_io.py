@@ -94,6 +94,8 @@ class BodyIO:
         self.__dict__.update(state)
         if "_contain_scratch" not in state:  # saved before the kernels took grouped arrays
             self._dirty = True  # the next step builds the groups with everything else
+        if "_starts" not in state:  # saved before the samples were grouped by body
+            self._dirty = True  # the next step groups them and finds each body's run
         if hasattr(self, "bodies"):
             self._bind_bodies()
 
