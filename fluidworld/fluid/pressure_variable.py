@@ -52,17 +52,11 @@ __all__ = [
 
 
 @njit(cache=True)
-def _other_density(mat, i0, i1, inv_rho, k0):
-    """Whether a particle of ``i0..i1`` has another density than material ``k0``."""
-    return any_other(mat, i0, i1, k0, inv_rho != inv_rho[k0])
-
-
-@njit(cache=True)
 def mixed_densities(mat, n, inv_rho):
     """Whether the first ``n`` particles' materials have more than one density."""
     if n == 0:
         return False
-    return _other_density(mat, 1, n, inv_rho, mat[0])
+    return any_other(mat, 1, n, mat[0], inv_rho != inv_rho[mat[0]])
 
 
 @njit(cache=True, parallel=True)
@@ -73,8 +67,9 @@ def mixed_densities_parallel(mat, n, inv_rho):
     chunk = 16384
     nchunk = (n + chunk - 1) // chunk
     found = np.zeros(nchunk, np.bool_)
+    other = inv_rho != inv_rho[mat[0]]
     for t in prange(nchunk):
-        found[t] = _other_density(mat, t * chunk, min(n, (t + 1) * chunk), inv_rho, mat[0])
+        found[t] = any_other(mat, t * chunk, min(n, (t + 1) * chunk), mat[0], other)
     return found.any()
 
 

@@ -93,10 +93,9 @@ def pair_tables(mass, group, r_l):
 
 
 @njit(cache=True)
-def _mix_range(mat, i0, i1, mass, group, k0):
-    """Whether a particle of ``i0..i1`` differs from material ``k0`` in mass or group."""
-    other = (mass != mass[k0]) | (group != group[k0])
-    return any_other(mat, i0, i1, k0, other)
+def _mix_others(mass, group, k0):
+    """Per material, whether it differs from material ``k0`` in mass or group."""
+    return (mass != mass[k0]) | (group != group[k0])
 
 
 @njit(cache=True)
@@ -105,7 +104,7 @@ def material_mix(mat, n, mass, group):
     miscibility groups (the multiphase pass is needed)."""
     if n == 0:
         return False
-    return _mix_range(mat, 1, n, mass, group, mat[0])
+    return any_other(mat, 1, n, mat[0], _mix_others(mass, group, mat[0]))
 
 
 @njit(cache=True, parallel=True)
@@ -116,8 +115,9 @@ def material_mix_parallel(mat, n, mass, group):
     chunk = 16384
     nchunk = (n + chunk - 1) // chunk
     found = np.zeros(nchunk, np.bool_)
+    other = _mix_others(mass, group, mat[0])
     for t in prange(nchunk):
-        found[t] = _mix_range(mat, t * chunk, min(n, (t + 1) * chunk), mass, group, mat[0])
+        found[t] = any_other(mat, t * chunk, min(n, (t + 1) * chunk), mat[0], other)
     return found.any()
 
 
