@@ -7,7 +7,9 @@ fixed at 1, fixed at 2, and chosen by the step's thread policy (``auto``, the de
 thread policy's figure stays within 1.1x of the 1-thread one under contention (and a quiet run,
 ``--quiet``, shows what the second thread gives when the core is free).
 
-Run: ``python benchmarks/contention.py [--steps N] [--sizes 6114,100000] [--quiet]``
+The three set-ups take turns (``--rounds``), so that the machine's drift hits them alike.
+
+Run: ``python benchmarks/contention.py [--steps N] [--sizes 6114,100000] [--rounds 6] [--quiet]``
 """
 
 from __future__ import annotations
@@ -37,24 +39,46 @@ def system(n: int) -> FluidSystem:
     return make(n)
 
 
-def run(n: int, mode: str, threads: int, steps: int) -> tuple[float, float, int]:
-    """Median and mean ms/step over ``steps`` steps after a warm-up, and the switches made."""
-    numba.set_num_threads(threads)
-    fs = system(n)
-    fs.threads.mode = mode  # type: ignore[assignment]
-    fs.step(10)
-    times = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        fs.step(1)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times), statistics.fmean(times), fs.threads.switches
+def run(n: int, steps: int, rounds: int, cap: int) -> list[tuple[str, float, float, int]]:
+    """Median and mean ms/step of the three set-ups (threads fixed at 1, fixed at 2, the
+    policy's choice) over ``steps`` steps each after a warm-up, and the policy's switches.
+
+    The set-ups take turns in ``rounds`` rounds (each its own system, kept between rounds): a
+    shared machine's speed drifts by tens of percent within a minute, and runs one after the
+    other compared the drift as much as the thread counts. The order turns each round (1, 2,
+    auto, then auto, 2, 1): the steps right after two threads ran are slower (the idle worker
+    still spins for a while), and a fixed order charged that to whichever set-up came after the
+    two-thread one."""
+    setups = (("1", "fixed", 1), ("2", "fixed", min(2, cap)), ("auto", "auto", min(2, cap)))
+    systems = []
+    for _, mode, threads in setups:
+        numba.set_num_threads(threads)
+        fs = system(n)
+        fs.threads.mode = mode  # type: ignore[assignment]
+        fs.step(10)
+        systems.append(fs)
+    times: list[list[float]] = [[] for _ in setups]
+    per_round = max(1, steps // rounds)
+    for r in range(rounds):
+        for k in ((0, 1, 2), (2, 1, 0))[r % 2]:  # 1 and auto take turns right after 2
+            _, mode, threads = setups[k]
+            fs = systems[k]
+            # the policy's own count (the other set-ups change numba's setting between turns)
+            numba.set_num_threads(threads if mode == "fixed" else fs.threads.last_threads)
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                fs.step(1)
+                times[k].append((time.perf_counter() - t0) * 1e3)
+    return [(label, statistics.median(t), statistics.fmean(t), fs.threads.switches)
+            for (label, _, _), t, fs in zip(setups, times, systems, strict=True)]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--sizes", default="6114,100000")
+    ap.add_argument("--rounds", type=int, default=10,
+                    help="turns of the three set-ups (the steps split between them)")
     ap.add_argument("--quiet", action="store_true", help="no spinning process")
     args = ap.parse_args(argv)
     cap = numba.config.NUMBA_NUM_THREADS
@@ -65,16 +89,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'one core busy' if spinner else 'quiet machine'}, {os.cpu_count()} cores, "
               f"numba max threads {cap}")
         print(f"{'particles':>9} {'threads':>8} {'median ms':>10} {'mean ms':>8} "
-              f"{'mean x 1-thr':>12} {'switches':>8}")
+              f"{'mean x 1-thr':>12} {'median x 1-thr':>14} {'switches':>8}")
         for n in (int(s) for s in args.sizes.split(",")):
-            steps = args.steps if n < 50_000 else max(20, args.steps // 5)
+            steps = args.steps if n < 50_000 else max(20, args.steps // 25)
             base = None
-            for label, mode, t in (("1", "fixed", 1), ("2", "fixed", min(2, cap)),
-                                   ("auto", "auto", min(2, cap))):
-                med, mean, sw = run(n, mode, t, steps)
-                base = base or mean
-                print(f"{n:9d} {label:>8} {med:10.2f} {mean:8.2f} {mean / base:11.2f}x "
-                      f"{sw:8d}", flush=True)
+            for label, med, mean, sw in run(n, steps, args.rounds, cap):
+                base = base or (mean, med)
+                print(f"{n:9d} {label:>8} {med:10.2f} {mean:8.2f} {mean / base[0]:11.2f}x "
+                      f"{med / base[1]:13.2f}x {sw:8d}", flush=True)
     finally:
         if spinner is not None:
             spinner.kill()

@@ -122,3 +122,22 @@ def test_a_probe_that_is_fast_only_now_and_then_does_not_switch(
 
     pol = T.ThreadPolicy(mode="auto", warmup=0)
     assert run(pol) < 1.05 and pol.switches <= 6 and pol.threads == 1
+
+
+def test_a_switch_that_turns_out_slower_is_undone_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads win a probe (the other process paused), then the core is busy again: the
+    first slow step makes the smoothed time clearly worse than one thread's, and the policy
+    probes one thread at once instead of waiting out the interval (``probe_every`` 8)."""
+    m = FakeMachine(monkeypatch, {1: 1.0, 2: 8.0})
+    pol = T.ThreadPolicy(mode="auto", probe_every=8, warmup=3)
+    for _ in range(40):
+        m.step(pol)
+    assert pol.threads == 1
+    m.cost[2] = 0.5  # the core comes free until two threads win a probe
+    while pol.threads == 1:
+        m.step(pol)
+    m.cost[2] = 8.0
+    slow = 0
+    while pol.threads == 2:
+        slow += m.step(pol) == 2
+    assert slow <= 2 and pol.switches == 3

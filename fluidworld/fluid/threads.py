@@ -24,7 +24,10 @@ to ``max_probe_every``), so a probe costs little when nothing changes; the inter
 probing more threads and for probing fewer are kept apart: a switch to more threads is checked
 soon, and a switch back to fewer doubles the interval before more threads are tried again (a
 core that stays busy costs fewer and fewer probes; a core that comes free is noticed within
-``max_probe_every`` steps).
+``max_probe_every`` steps). A count that turns out clearly slower than the other one measured
+(its smoothed time over ``1 / switch_ratio`` times the other's) is probed against it at the next
+step, not after the interval: a probe of two threads won on five lucky steps is undone after
+one slow step, where it used to run ``probe_every`` slow steps first.
 Mode ``"fixed"`` leaves the thread count alone (benchmarks that compare thread counts use it).
 The environment variable ``FLUIDWORLD_THREADS`` (``auto`` or ``fixed``) sets the default mode.
 """
@@ -140,6 +143,9 @@ class ThreadPolicy:
         old = self._ms.get(n)
         self._ms[n] = ms if old is None else old + self.smoothing * (ms - old)
         if not self._probing:
+            other = self._ms.get(1 if n > 1 else self._cap)
+            if other is not None and self.switch_ratio * self._ms[n] > other:
+                self._countdown = 0  # clearly slower than the other count was: look again now
             return
         self._probe_worst = max(self._probe_worst, ms)
         self._probe_left -= 1
