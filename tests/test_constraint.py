@@ -3,8 +3,8 @@ bookkeeping, momentum exchange with solids, compression under load, bodies. Scen
 (game preset, pools 100 deep) so the file runs in well under a minute.
 
 Bodies float on the contacts alone (the solver says ``contacts_carry_pressure``: the coupler
-adds no buoyancy of its own). Known shortfalls are marked ``xfail`` with what was measured: a
-pool 300 deep is not held at rest."""
+adds no buoyancy of its own). Known shortfalls are marked ``xfail`` with what was measured: the
+bottom of a pool 300 deep is compressed by more than 5 %."""
 
 from __future__ import annotations
 
@@ -50,9 +50,11 @@ def test_registered_and_run_by_the_world() -> None:
     assert w.check().ok
 
 
-def test_a_tank_at_rest_stays_at_rest() -> None:
-    depth = 100.0
-    w = pool(160.0, depth)
+@pytest.mark.parametrize(("width", "depth"), [(160.0, 100.0), (240.0, 60.0)])
+def test_a_tank_at_rest_stays_at_rest(width: float, depth: float) -> None:
+    """Mean speed after 7-8 s under 1 % of sqrt(g d) (measured 0.55 % and 0.81 %; before the
+    correction kept part as velocity and the smoothing after the sweeps, 1.31 % and 1.68 %)."""
+    w = pool(width, depth)
     n = w.fluid.count
     speeds = []
     for i in range(480):
@@ -61,26 +63,41 @@ def test_a_tank_at_rest_stays_at_rest() -> None:
             speeds.append(np.linalg.norm(w.fluid.velocities, axis=1).mean())
     c = w.check()
     assert c.ok and c.nan == 0 and c.outside == 0 and w.fluid.count == n
-    # measured 1.35 % of sqrt(g d) after 7-8 s (4 units/s): the 1 % target is missed, so this
-    # guards 1.5 % (a broken solver is at 5-100 %)
-    assert np.mean(speeds) < 0.015 * math.sqrt(G * depth), np.mean(speeds)
+    assert np.mean(speeds) < 0.01 * math.sqrt(G * depth), np.mean(speeds)
     top = np.percentile(w.fluid.positions[:, 1], 99)
-    assert depth - 6.0 < top < depth + 2.0, top  # the volume held (a fill's top row: 97.6)
+    assert depth - 6.0 < top < depth + 2.0, top  # the volume held (a fill's top row: depth - 2.4)
     ratio, _ = bottom_density_ratio(w, depth)
     assert ratio <= 1.05, ratio
 
 
-@pytest.mark.xfail(reason="a 300-deep pool sloshes (after 5 s: mean speed 15 % of sqrt(g d), "
-                   "bottom/bulk 1.13): a few sweeps a substep do not carry a 70-row column's "
-                   "weight, and the warm start's errors feed the slosh", strict=True)
+def test_a_deep_pool_comes_to_rest() -> None:
+    """A pool 300 deep: mean speed over 10-12 s under 1 % of sqrt(g d) (measured 0.68 %; it
+    sloshed at 12-15 % while the position correction was dropped whole and nothing smoothed
+    the sweeps' noise)."""
+    depth = 300.0
+    w = pool(120.0, depth)
+    for _ in range(600):
+        w.step()
+    speeds = []
+    for _ in range(120):
+        w.step()
+        speeds.append(np.linalg.norm(w.fluid.velocities, axis=1).mean())
+    assert np.mean(speeds) < 0.01 * math.sqrt(G * depth), np.mean(speeds)
+    assert w.check().ok
+
+
+@pytest.mark.xfail(reason="the bottom of a 300-deep pool at rest is compressed: bottom/bulk "
+                   "1.02-1.09 over 5-15 s (median 1.047 at 120 wide, 1.064 at 200), against 1.05",
+                   strict=False)
 def test_a_deep_pool_is_not_compressed_at_the_bottom() -> None:
     depth = 300.0
     w = pool(120.0, depth)
-    for _ in range(300):
+    ratios = []
+    for i in range(900):
         w.step()
-    ratio, _ = bottom_density_ratio(w, depth)
-    speed = np.linalg.norm(w.fluid.velocities, axis=1).mean()
-    assert ratio <= 1.05 and speed < 0.01 * math.sqrt(G * depth), (ratio, speed)
+        if i >= 300 and i % 30 == 29:
+            ratios.append(bottom_density_ratio(w, depth)[0])
+    assert max(ratios) <= 1.05, ratios
 
 
 def test_same_seed_same_state_with_bodies_emitter_and_drain() -> None:
@@ -137,8 +154,11 @@ def test_the_heavier_fluid_ends_below() -> None:
 
 
 def test_a_heavy_body_sinks() -> None:
-    res = B.float_fraction("box", "water", 1.3, seconds=6.0, solver="constraint")
-    assert res.fraction > 0.99 and res.bottom < 20.0, res  # measured: bottom at 0.8
+    """A box of 1.3 dropped on a pool 100 deep goes down to the particles left under it on the
+    floor (its bottom rests at ~14). Measured bottom per second: 65 61 53 44 38 31 24 21 20 18
+    (~7 units/s; ~15 units/s before the smoothing after the sweeps, a more viscous fluid)."""
+    res = B.float_fraction("box", "water", 1.3, seconds=10.0, solver="constraint")
+    assert res.fraction > 0.99 and res.bottom < 25.0, res
 
 
 @pytest.mark.parametrize("kind", ["box", "ball"])
