@@ -241,11 +241,32 @@ def test_a_heavy_raft_does_not_squeeze_the_pool() -> None:
     ({"baumgarte": 2.0}, r"baumgarte must be in \[0, 1\]"),
     ({"warm_start": -0.1}, r"warm_start must be in \[0, 1\]"),
     ({"viscosity": float("nan")}, "viscosity must be finite"),
+    ({"viscosity_after": 1.5}, r"viscosity_after must be in \[0, 1\]"),
+    ({"correction_velocity": -0.5}, r"correction_velocity must be in \[0, 1\]"),
     ({"max_neighbours": 4}, r"max_neighbours must be in \[8, 64\]"),
 ])
 def test_bad_params_are_refused(kw: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         ConstraintParams(**kw)
+
+
+def test_every_corner_of_the_rest_knobs_keeps_the_fluid_sound() -> None:
+    """``correction_velocity``, ``viscosity_after`` and ``baumgarte`` at 0 and 1 in every
+    combination: a dam break against a floating box keeps every particle, no NaN, none outside
+    (measured: fastest particle 52-90 units/s after 2 s)."""
+    import itertools
+
+    for cv, va, b in itertools.product((0.0, 1.0), (0.0, 1.0), (0.0, 1.0)):
+        prm = ConstraintParams(correction_velocity=cv, viscosity_after=va, baumgarte=b)
+        w = World(160.0, 120.0, params=FluidParams.game(160.0, 120.0),
+                  solver=ConstraintSolver(prm))
+        n = w.add_fluid_rect(0.0, 0.0, 60.0, 100.0)
+        w.add_box((110.0, 60.0), (30.0, 20.0), density=0.7)
+        for _ in range(120):
+            w.step()
+        c = w.check()
+        assert c.ok and c.nan == 0 and c.outside == 0 and w.fluid.count == n, (cv, va, b)
+        assert np.abs(w.fluid.velocities).max() < 500.0, (cv, va, b)
 
 
 def test_bad_types_are_refused() -> None:
