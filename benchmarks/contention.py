@@ -9,7 +9,7 @@ thread policy's figure stays within 1.1x of the 1-thread one under contention (a
 
 The three set-ups take turns (``--rounds``), so that the machine's drift hits them alike.
 
-Run: ``python benchmarks/contention.py [--steps N] [--sizes 6114,100000] [--rounds 6] [--quiet]``
+Run: ``python benchmarks/contention.py [--steps N] [--sizes 6114,100000] [--rounds 10] [--quiet]``
 """
 
 from __future__ import annotations
