@@ -50,7 +50,8 @@ def test_contention_prints_fixed_and_auto_rows_against_one_thread():
     assert "one core busy" in text
     rows = [line.split() for line in text.splitlines() if re.match(r"\s+1500\s", line)]
     assert [r[1] for r in rows] == ["1", "2", "auto"]
-    assert all(float(r[2]) > 0 for r in rows) and rows[0][4] == "1.00x"
+    assert all(float(r[2]) > 0 for r in rows) and rows[0][4] == "1.00x" == rows[0][5]
+    assert all(len(r) == 7 for r in rows)  # median, mean, both ratios, switches
 
 
 def test_soak_checks_a_level_and_prints_its_books():
