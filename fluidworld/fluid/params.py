@@ -315,7 +315,7 @@ class FluidParams:
         base = dict(
             width=width, height=height, a0=10.0, gamma=5.0, dt=dt, substeps=substeps,
             gravity=(0.0, -900.0), repulsion_iterations=3,
-            repulsion_dv=0.01 / (dt / substeps), pressure_iterations=20,
+            repulsion_dv=0.01 / (dt / substeps), pressure_iterations=16,
             pressure_solver="converged",
         )
         base.update(changes)
