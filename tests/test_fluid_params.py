@@ -58,6 +58,11 @@ def test_bad_materials():
         Material("x", srd_alpha=4.0)
     with pytest.raises(ValueError, match="color"):
         Material("x", color=(300, 0, 0))
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match=r"Material.damping"):
+            Material("x", damping=bad)
+    with pytest.raises(TypeError, match="damping"):
+        Material("x", damping="some")  # type: ignore[arg-type]
 
 
 def test_bad_particles_are_rejected_and_system_stays_usable():

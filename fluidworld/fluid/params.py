@@ -70,7 +70,8 @@ class Material:
         viscosity: Kinematic viscosity ``nu`` added to the SRD fluid's own, in world units^2 per
             time unit (px^2/s at the game preset), in [0, 1e7]. The ``viscosity`` stage diffuses
             momentum with it (see ``fluid/viscosity.py``); a viscous material (``> 0``) also damps
-            5 % of its sub-cell velocity per substep. 0 is the paper's energy-conserving SRD.
+            5 % of its sub-cell velocity per substep (unless ``damping`` says otherwise). 0 is
+            the paper's energy-conserving SRD.
             The measured ``nu`` is SRD's own (~1,650 px^2/s at ``srd_alpha = pi/2``, ~1,000 at
             ``pi/3``, game preset) plus ~1.1-1.25x this value (docs/architecture.md, table).
         wall_mode: What a particle that crosses a wall does: ``"bounce"`` mirrors the normal
@@ -101,6 +102,12 @@ class Material:
         plasticity: How fast (per time unit) a jelly's springs take on a deformation beyond
             10 % of their length, in [0, 100]: 0 springs back to the filled shape, larger
             values keep the shape it is pressed into (Clavet's plasticity).
+        damping: Fraction of a particle's velocity relative to its SRD cell's mean removed per
+            substep by the collision (Eq. 3's ``nu``), in [0, 1): it calms the particle-scale
+            jiggle of a fluid at rest without the cost of the ``viscosity`` stage, and adds a
+            little viscosity of its own (water: 0.05, measured nu ~1,670 against ~1,640
+            without). ``None`` (the default): 0.05 for a material with ``viscosity > 0``, 0
+            otherwise.
     """
 
     name: str
@@ -114,6 +121,7 @@ class Material:
     mix_group: str = "water"
     elasticity: float = 0.0
     plasticity: float = 0.0
+    damping: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -146,17 +154,21 @@ class Material:
             x = _finite(f"Material.{nm}", getattr(self, nm))
             if not 0.0 <= x <= hi:
                 raise ValueError(f"Material.{nm} must be in [0, {hi:g}], got {x}")
+        if self.damping is not None:
+            d = _finite("Material.damping", self.damping)
+            if not 0.0 <= d < 1.0:
+                raise ValueError(f"Material.damping must be in [0, 1) or None, got {d}")
         if not isinstance(self.mix_group, str) or not self.mix_group:
             raise TypeError(
                 f"Material.mix_group must be a non-empty string, got {self.mix_group!r}"
             )
 
 
-# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,800 (SRD's own
-# ~1,650), oil ~1,000, honey ~25,000
-WATER = Material("water", (40, 110, 220, 255), viscosity=100.0)
+# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,670 (SRD's own
+# with its damping; no viscosity stage), oil ~1,000, honey ~25,000
+WATER = Material("water", (40, 110, 220, 255), damping=0.05)
 # same density as water: the mixing scene's second fluid
-INK = Material("ink", (40, 190, 90, 255), viscosity=100.0)
+INK = Material("ink", (40, 190, 90, 255), damping=0.05)
 OIL = Material("oil", (220, 170, 40, 255), density=0.8, srd_alpha=math.pi / 3, mix_group="oil")
 HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=20_000.0,
                  wall_mode="adhere", adhesion=0.5, mix_group="honey")

@@ -71,9 +71,18 @@ PARALLEL_REPULSION_MIN_PARTICLES = 5_000
 PARALLEL_PRESSURE_MIN_PARTICLES = 3_000
 
 #: Fraction of the velocity relative to the SRD cell mean that a viscous material
-#: (``Material.viscosity > 0``) loses per substep in the collision (Eq. 3's ``nu``): it damps
-#: the sub-cell noise that the cell-scale viscosity stage does not see. 0 for inviscid ones.
+#: (``Material.viscosity > 0``) loses per substep in the collision (Eq. 3's ``nu``) unless its
+#: ``damping`` says otherwise: it damps the sub-cell noise that the cell-scale viscosity stage
+#: does not see. 0 for inviscid ones.
 SRD_DAMPING = 0.05
+
+
+def srd_damping(m: Material) -> float:
+    """A material's Eq. 3 ``nu``: its ``damping``, or :data:`SRD_DAMPING` for a viscous one
+    and 0 for an inviscid one when it gives none."""
+    if m.damping is not None:
+        return float(m.damping)
+    return SRD_DAMPING if m.viscosity > 0.0 else 0.0
 
 #: Neighbour lists are built once per substep with cutoff ``r_L * (1 + skin)`` and reused by the
 #: repulsion passes (a pass moves a particle by at most ``r_L / 2``, usually far less).
@@ -116,7 +125,7 @@ class FluidSystem(ParticleStore, SolidStore):
         # material tables (the masses: ParticleStore)
         self._alpha = np.array([m.srd_alpha for m in mats])
         # viscous materials also damp the velocities relative to their SRD cell's mean
-        self._visc = np.array([SRD_DAMPING if m.viscosity > 0.0 else 0.0 for m in mats])
+        self._visc = np.array([srd_damping(m) for m in mats])
         self._nu = np.array([m.viscosity for m in mats])
         self._bounce = np.array([m.wall_mode == "bounce" for m in mats])
         self._rest = np.array([m.restitution for m in mats])
