@@ -273,3 +273,17 @@ def test_damping_calms_a_tank_without_the_viscosity_stage():
 
     calm, loose = rest(damped), rest(Material("water"))
     assert calm < 0.9 * loose, (calm, loose)
+
+
+@pytest.mark.parametrize("where", [None, 0, 2047, 2048, 4999])
+def test_any_viscous_finds_one_viscous_particle_anywhere(where: int | None) -> None:
+    """The scan that skips the stage: one honey particle among water at a block edge, at the
+    ends, or none; an inviscid second material (oil) is not viscous."""
+    nu = np.array([0.0, 0.0, 0.0, 20_000.0])
+    mat = np.zeros(5000, np.uint8)
+    mat[:1000] = 2  # oil: another material, not viscous
+    if where is not None:
+        mat[where] = 3
+    assert visc.any_viscous(mat, 5000, nu) == (where is not None)
+    assert not visc.any_viscous(mat, 0, nu)
+    assert not visc.any_viscous(mat, 5000, np.zeros(4))

@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit, prange
 
 from .collision import _srd_cell
+from .scan import any_other
 
 __all__ = [
     "X_MAX",
@@ -78,16 +79,19 @@ MAX_SWEEPS = 16
 
 @njit(cache=True)
 def any_viscous(mat, n, nu_table):
-    """Whether one of the ``n`` particles has a material with ``nu > 0`` (stops at the first)."""
+    """Whether one of the ``n`` particles has a material with ``nu > 0`` (stops at the first).
+    Blocks of one inviscid material are passed over by a vector scan (:func:`.scan.any_other`):
+    a water-only fluid with honey in the table cost a table lookup per particle (0.12 ms a
+    call at 200k particles)."""
     top = 0.0
     for k in range(len(nu_table)):
         top = max(top, nu_table[k])
-    if top == 0.0:
+    if top == 0.0 or n == 0:
         return False
-    for i in range(n):
-        if nu_table[mat[i]] > 0.0:
-            return True
-    return False
+    k0 = mat[0]
+    if nu_table[k0] > 0.0:
+        return True
+    return any_other(mat, 0, n, k0, nu_table > 0.0)
 
 
 # the kernels below call it under a private name, so that tools which wrap the public kernels
