@@ -34,9 +34,10 @@ def same_block(mat, i0, i1, k0):
 
 @njit(cache=True)
 def any_other(mat, i0, i1, k0, other):
-    """Whether a particle of ``i0..i1`` has a material ``k`` with ``other[k]`` (``other``: per
-    material, whether it differs from ``k0`` in what the caller compares); blocks all of ``k0``
-    are passed over by :func:`same_block`."""
+    """Whether a particle of ``i0..i1`` has a material ``k`` with ``other[k]`` nonzero
+    (``other``: per material, whether it differs from ``k0`` in what the caller compares, as
+    bools or as a table that is 0 where it does not); blocks all of ``k0`` are passed over by
+    :func:`same_block`."""
     for b0 in range(i0, i1, BLOCK):
         b1 = min(i1, b0 + BLOCK)
         if same_block(mat, b0, b1, k0):

@@ -91,7 +91,7 @@ def any_viscous(mat, n, nu_table):
     k0 = mat[0]
     if nu_table[k0] > 0.0:
         return True
-    return any_other(mat, 0, n, k0, nu_table > 0.0)
+    return any_other(mat, 0, n, k0, nu_table)  # nu >= 0: nonzero is viscous; no allocation
 
 
 # the kernels below call it under a private name, so that tools which wrap the public kernels
