@@ -88,6 +88,7 @@ def scene(seed: int) -> SimpleNamespace:
     f_vel = rng.normal(0, 3, (n + 10, 2))
     f_vel[n:] = 1e6
     f_mat = rng.integers(0, 3, n + 10).astype(np.uint8)
+    out_inset = rng.uniform(0, 3, 70)  # how far inside the surface each outline sample sits
     return SimpleNamespace(**locals(), cell_of=cells_of(f_pos), rho_table=np.array([1.0, 0.8, 1.3]),
                            mass_table=np.array([2.0, 1.6, 2.6]))
 
@@ -95,7 +96,8 @@ def scene(seed: int) -> SimpleNamespace:
 def groups(s: SimpleNamespace) -> tuple[tuple, tuple, tuple, tuple]:
     """The kernels' ``outline``, ``interior``, ``bodies`` and ``cells`` tuples (fresh
     accumulators)."""
-    outline = (s.out_local, s.out_owner, s.out_normal, s.out_pos, s.out_vel, s.out_imp)
+    outline = (s.out_local, s.out_owner, s.out_normal, s.out_pos, s.out_vel, s.out_imp,
+               s.out_inset)
     interior = (s.in_local, s.in_owner, s.in_area, s.in_pos, s.in_vel, np.zeros(80))
     bodies = (s.state, s.dynamic, s.levels, s.kick_levels, np.zeros((s.nb, 4)), s.prof,
               np.zeros((s.nb, 2)), np.zeros(s.nb), np.zeros(s.nb))
@@ -367,40 +369,34 @@ def test_surface_buoyancy_of_a_submerged_box_is_archimedes(angle: float) -> None
         close(got[1], [0.0], 1e-9)
 
 
-@pytest.mark.parametrize("grad_unit", [False, True])
-@pytest.mark.parametrize("seed", SEEDS)
-def test_drag_impulses(seed: int, grad_unit: bool) -> None:
-    s = scene(seed)
-    outline, _, bodies, cells = groups(s)
-    cell_imp = np.zeros((NX * NY, 2))
-    fluid_forces.drag_impulses(outline, bodies, cells, GAMMA, A0, grad_unit, 0.8, 1.5, cell_imp)
-    r_j, r_tau, r_cell = ref.drag_impulses(outline, bodies, cells, GAMMA, A0, grad_unit, 0.8,
-                                           1.5)
-    close((bodies[6], bodies[7], cell_imp), (r_j, r_tau, r_cell))
-    close(r_j.sum(axis=0) + r_cell.sum(axis=0), [0.0, 0.0])  # momentum conserved
-    assert np.abs(r_j[:2]).max() > 0 and (r_j[2:] == 0).all()  # static and sample-less: none
+def sorted_fluid(s: SimpleNamespace, h: float) -> tuple[tuple, tuple]:
+    """The scene's live particles sorted by cell of a neighbour grid of cell size ``h`` (clamped
+    into it, as the ``bin`` stage sorts), as ``(pos, vel, mat, n)``, and that grid as the
+    kernels' ``bins``."""
+    nx, ny = math.ceil(60.0 / h), math.ceil(50.0 / h)
+    ci = np.clip(np.floor(s.f_pos[:s.n] / h).astype(np.int64), 0, [nx - 1, ny - 1])
+    order = np.argsort(ci[:, 1] * nx + ci[:, 0], kind="stable")
+    start = np.zeros(nx * ny + 1, np.int64)
+    start[1:] = np.cumsum(np.bincount(ci[order, 1] * nx + ci[order, 0], minlength=nx * ny))
+    fluid = (s.f_pos[order].copy(), s.f_vel[order].copy(), s.f_mat[order].copy(), s.n)
+    return fluid, (start, 1.0 / h, nx, ny)
 
 
+@pytest.mark.parametrize("h", [3.3, 8.0])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_apply_cell_impulses(seed: int) -> None:
+def test_drag_impulses(seed: int, h: float) -> None:
     s = scene(seed)
-    cell_imp = np.where(s.rng.random((NX * NY, 1)) < 0.4, s.rng.normal(0, 5, (NX * NY, 2)), 0.0)
-    for lo, hi in ((0, -1), (20, 130), (0, 0), (s.n, s.n)):
-        vel = s.f_vel.copy()
-        fluid_forces.apply_cell_impulses(vel, s.f_mat, s.n, s.cell_of, s.mass_table, cell_imp,
-                                         np.zeros(NX * NY), np.zeros(s.n, np.int64), lo, hi)
-        want = ref.apply_cell_impulses(s.f_vel, s.f_mat, s.n, s.cell_of, s.mass_table, cell_imp,
-                                       lo, hi)
-        close(vel[:s.n], want)
-        np.testing.assert_array_equal(vel[s.n:], s.f_vel[s.n:])
-        # each cell with particles in range got exactly its impulse
-        sel = np.arange(lo, s.n if hi < 0 else hi)
-        dp = s.mass_table[s.f_mat[sel]][:, None] * (vel[sel] - s.f_vel[sel])
-        got = np.zeros((NX * NY, 2))
-        np.add.at(got, s.cell_of[sel], dp)
-        hit = np.zeros(NX * NY, bool)
-        hit[s.cell_of[sel]] = True
-        close(got, np.where(hit[:, None], cell_imp, 0.0), 1e-9)
+    outline, _, bodies, _ = groups(s)
+    fluid, bins = sorted_fluid(s, h)
+    vel0 = fluid[1].copy()
+    fluid_forces.drag_impulses(outline, bodies, fluid, s.mass_table, bins, A0, 3.0, 1.5)
+    r_j, r_tau, r_vel = ref.drag_impulses(outline, bodies, fluid[0], vel0, fluid[2], s.n,
+                                          s.mass_table, A0, 3.0, 1.5)
+    close((bodies[6], bodies[7], fluid[1]), (r_j, r_tau, r_vel))
+    # momentum conserved; the impulses lie along the surface; static and sample-less: none
+    dp = (s.mass_table[fluid[2]][:, None] * (r_vel - vel0)).sum(axis=0)
+    close(r_j.sum(axis=0) + dp, [0.0, 0.0])
+    assert np.abs(r_j[:2]).max() > 0 and (r_j[2:] == 0).all()
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -40,7 +40,15 @@ from . import kernels as K
 from . import per_body as PB
 from .body_io import BodyIO
 from .buoyancy import outline_normals, surface_quadrature
-from .sampling import ShapeGeometry, geometry_of, interior_points, max_inset, outline_points
+from .sampling import (
+    CAPSULE,
+    CIRCLE,
+    ShapeGeometry,
+    geometry_of,
+    interior_points,
+    max_inset,
+    outline_points,
+)
 
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
@@ -54,9 +62,10 @@ class CouplingParams:
 
     Args:
         buoyancy: Apply Archimedes' buoyancy to dynamic bodies.
-        drag: Linear drag rate (1/s) between a submerged outline sample and the fluid in its
-            cell, for a fluid layer half a cell thick; it damps bobbing and carries bodies with
-            currents. Equal and opposite impulses go to the fluid.
+        drag: Shear drag rate (1/s) between a submerged outline sample and the fluid particles
+            beside it (within ``r_L`` of the surface), along the surface, for a fluid layer
+            half a cell thick; it brakes a body's spin and its slide through the fluid and
+            carries bodies with currents. Equal and opposite impulses go to those particles.
         pressure_push: Give bodies the cell-pressure stage's push on their volume
             (``-rho grad`` per unit area); keeps momentum exchange equal and opposite when a body
             moves through the fluid.
@@ -166,9 +175,6 @@ class Coupler(BodyIO):
         # largest coordinate move of a particle since the bin stage (unknown: the whole domain)
         self._moved_since_bin = float(p.width + p.height)
         ny, nx = fluid.grid_shape
-        self._cell_imp = np.zeros((ny * nx, 2))
-        self._cell_mass = np.zeros(ny * nx)
-        self._touched = np.zeros(0, np.int64)  # scratch: particles in cells with an impulse
         self._col_w = 0.5 * p.a0
         self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
         self._vmax = 0.0  # largest particle speed component seen in the last exchange
@@ -240,6 +246,8 @@ class Coupler(BodyIO):
 
         self._out_local = cat([r.outline for r in recs], _EMPTY2)
         self._out_normal = cat([r.normals for r in recs], _EMPTY2)
+        self._out_inset = cat([np.full(len(r.outline), self._inset_of(r.geometry))
+                               for r in recs], np.zeros(0))
         self._out_owner = cat([np.full(len(r.outline), o, np.int64)
                                for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
         self._in_local = cat([r.interior for r in recs], _EMPTY2)
@@ -322,11 +330,19 @@ class Coupler(BodyIO):
         PB.body_starts(owner, nb, out)
         return out
 
+    def _inset_of(self, g: ShapeGeometry) -> float:
+        """How far inside the surface a shape's solid particles sit (as :func:`outline_points`
+        puts them: ``solid_inset * r_L``, at most the shape's inradius; a bare point or line
+        keeps them on it)."""
+        if g.radius <= 0.0 and g.kind in (CIRCLE, CAPSULE):
+            return 0.0
+        return min(max(self.params.solid_inset * self.fluid.r_l, 0.0), max_inset(g))
+
     def _group_scratch(self) -> None:
         """The stages' scratch groups (see :func:`.kernels.exchange_impulses` and
         :func:`.containment.contain_particles`), made again whenever one of them grows."""
-        self._exchange_scratch = (self._tops, self._cell_imp, self._cell_mass, self._touched,
-                                  self._cell_rho, self._cell_n, self._prof_sum, self._prof_n)
+        self._exchange_scratch = (self._tops, self._cell_rho, self._cell_n, self._prof_sum,
+                                  self._prof_n)
         self._contain_scratch = (self._hits, self._hit_flag, self._anchor)
 
     # the kernels' groups of the fluid's arrays (layouts: see .kernels), made per call: the
@@ -350,7 +366,7 @@ class Coupler(BodyIO):
         f = self.fluid
         nw = self._n_wall
         return (self._out_local, self._out_owner, self._out_normal, f.solid_pos[nw:],
-                f.solid_vel[nw:], f.solid_impulse[nw:])
+                f.solid_vel[nw:], f.solid_impulse[nw:], self._out_inset)
 
     # ------------------------------------------------------------------ per substep
     def sync(self, h: float | None = None, full: bool = True) -> None:
@@ -380,17 +396,6 @@ class Coupler(BodyIO):
         (:mod:`.per_body`): enough bodies to share and more than one thread. The results are
         the same either way."""
         return len(self.bodies) >= PARALLEL_BODIES and numba.get_num_threads() > 1
-
-    def _grad_unit(self) -> bool:
-        """Whether the fluid's ``cell_grad`` is the correction of a particle of density 1 (a
-        particle of density ``rho`` got ``-grad / rho``): the fluid says so with
-        ``grad_per_unit_density``, or ``variable_density`` after a variable-density pressure
-        stage. Otherwise it is every particle's own correction (the single-density stage). Only
-        the drag's estimate of the fluid's velocity depends on it: the cover's own correction
-        is ``cell_grad`` either way (see :func:`.kernels.pressure_impulses`)."""
-        f = self.fluid
-        return bool(getattr(f, "grad_per_unit_density", False)
-                    or getattr(f, "variable_density", False))
 
     def _box_margin(self, h: float) -> float:
         """How far the shapes' boxes are grown: as far as a particle can have moved since the
@@ -511,26 +516,18 @@ class Coupler(BodyIO):
         tau = self.angular_impulse
         prm = self.params
         gy = f.params.gravity[1]
-        if len(self._touched) < f.count:
-            self._touched = np.zeros(max(f.count, 2 * len(self._touched)), np.int64)
-            self._group_scratch()
         layer = self.spacing_outline * 0.5 * self.a0  # the drag's fluid layer, per density
-        p = f.params
         # a solver whose contacts hold the whole pressure: no buoyancy or push on top of them
         own = not getattr(f.solver, "contacts_carry_pressure", False)
         if not own:  # its solve moves the bodies' solids with their masses (next substep on)
             setattr(f.solver, "body_inv_mass", self._inv_mass)  # noqa: B010
         params = (
             f.params.gamma, self.a0, f.r_l * math.sqrt(3.0) / 4.0, self.spacing_interior,
-            own and prm.pressure_push, self._grad_unit(), self._kick[0], self._kick[1], measure,
+            own and prm.pressure_push, self._kick[0], self._kick[1], measure,
             self._col_w, 0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
             # the pressure of the level's column acts along -y (the level is a height)
             bool(own and prm.buoyancy and gy < 0.0), -gy * h, prm.drag * layer * h,
-            p.a0 * p.a0 / p.gamma,
-            # how far a particle can have moved between the sort and the deposit (repulsion
-            # only): the shapes' box margin plus a cell, ample
-            self._margin + self.a0, self.rho_fixed,
-            self._per_body())
+            f.r_l, self.rho_fixed, self._per_body())
         # one kernel call for the whole stage, its arrays passed in groups (see .kernels)
         self._vmax = K.exchange_impulses(
             self._fluid_group(), self._mats_group(), self._cells_group(), self._bins_group(),

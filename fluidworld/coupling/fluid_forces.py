@@ -1,13 +1,12 @@
 """The fluid's forces on the bodies, per sample: the pressure stage's push on a body's cover
 (:func:`pressure_impulses`, its torque from the correction taken bilinearly, :func:`_grad_at`),
-the linear drag between the outline and the fluid beside it (:func:`drag_impulses`) with its
-equal and opposite reaction on that fluid (:func:`impulse_particle_range`,
-:func:`apply_cell_impulses`), and the sum of point impulses per body
+the shear drag between the outline and the fluid particles beside it (:func:`drag_impulses`)
+with its equal and opposite reaction on them, and the sum of point impulses per body
 (:func:`sum_point_impulses`). :func:`.kernels.exchange_impulses` runs them in the stage's order.
 
 :func:`drag_impulses` and :func:`pressure_impulses` take the coupling's grouped arrays (tuples,
 unpacked on their first lines; :mod:`fluidworld.coupling.kernels` documents the layouts):
-``outline`` ``(local, owner, normal, pos, vel, imp)`` and ``interior`` ``(local, owner, area,
+``outline`` ``(local, owner, normal, pos, vel, imp, inset)`` and ``interior`` ``(local, owner, area,
 pos, vel, cover_area)``, the samples; ``bodies`` ``(state, dynamic, levels, kick_levels, box,
 prof, out_j, out_tau, submerged)``; ``cells`` ``(count, vel, grad, solid_frac, cover_vel)``,
 the pressure grid.
@@ -22,8 +21,8 @@ from numba import njit
 
 from .buoyancy import _level_at
 
-__all__ = ["sum_point_impulses", "drag_impulses", "apply_cell_impulses",
-           "impulse_particle_range", "pressure_impulses"]
+__all__ = ["sum_point_impulses", "drag_impulses", "drag_range", "drag_reaction",
+           "pressure_impulses"]
 
 
 @njit(cache=True)
@@ -42,115 +41,128 @@ def sum_point_impulses(pos, imp, owner, state, scale, out_j, out_tau):
 
 
 @njit(cache=True)
-def drag_impulses(outline, bodies, cells, gamma, a0, grad_unit, m1, coef, out_cell_imp):
-    """Linear drag between submerged outline samples (``outline``'s ``pos``, ``vel``) and the
-    fluid in their pressure cell, below each body's water level (``bodies``' ``levels``).
+def _fluid_near(qx, qy, nx_, ny_, radius, behind, fluid, mass_table, bins, give):
+    """The fluid particles within ``radius`` of the surface point ``(qx, qy)`` and no more than
+    ``behind`` inside the surface (outward normal ``(nx_, ny_)``), found through the neighbour
+    grid the ``bin`` stage sorted them into (``bins``): their mass and momentum, or with ``give
+    = (dvx, dvy)`` non-zero, that velocity change added to each of them instead."""
+    pos, vel, mat, n = fluid
+    nb_start, inv_nb, nb_nx, nb_ny = bins
+    dvx, dvy = give
+    i0 = min(max(int((qx - radius) * inv_nb), 0), nb_nx - 1)
+    i1 = min(max(int((qx + radius) * inv_nb), 0), nb_nx - 1)
+    j0 = min(max(int((qy - radius) * inv_nb), 0), nb_ny - 1)
+    j1 = min(max(int((qy + radius) * inv_nb), 0), nb_ny - 1)
+    r2 = radius * radius
+    msum = 0.0
+    px = 0.0
+    py = 0.0
+    for j in range(j0, j1 + 1):
+        # a row's cells i0..i1 are one index range of the sorted particles
+        for p in range(nb_start[j * nb_nx + i0], min(nb_start[j * nb_nx + i1 + 1], n)):
+            dx = pos[p, 0] - qx
+            dy = pos[p, 1] - qy
+            if dx * dx + dy * dy >= r2 or dx * nx_ + dy * ny_ < -behind:
+                continue
+            if dvx != 0.0 or dvy != 0.0:
+                vel[p, 0] += dvx
+                vel[p, 1] += dvy
+                continue
+            m = mass_table[mat[p]]
+            msum += m
+            px += m * vel[p, 0]
+            py += m * vel[p, 1]
+    return msum, px, py
 
-    Impulse on the body ``rho * coef * (u_fluid - v_sample)`` per sample (``coef`` = drag rate
-    x layer area x h, ``rho`` the density of the fluid beside the body at the sample's row,
-    ``prof``; bounded so that one substep never more than halves the relative velocity of the
-    cell's fluid); minus the same goes to the fluid of that cell via ``out_cell_imp`` (flat,
-    one row per cell), so momentum is conserved. ``u_fluid`` is the cell's mean velocity from the
-    pressure stage with the solid cover taken out and the pressure correction applied (the
-    correction of a particle of that density); ``m1`` is the mass of a particle of density 1.
 
-    Only the correction's part along the sample's surface normal (``normal``, body-local, as
-    in :func:`~.buoyancy.sum_contact_impulses`; the whole correction where it is zero) counts:
-    it is the fluid pushed out of the body's way. Its part along the surface comes from the
-    staircase of the solid cover in the cells the surface cuts, not from the flow: taken as
-    fluid velocity, it gave a floating ball in still water a wandering torque (its rim reached
-    8 units/s while the fluid around it moved at under 2): a ball of 0.8 turned by 4-57
-    degrees in 10 s over four seeds, 1.3-6 without it.
+@njit(cache=True)
+def _surface_frame(k, normal, inset, pos, state, b):
+    """Sample ``k``'s outward normal (rotated with its body ``b``) and the surface point it
+    stands for (``inset`` outwards from the solid particle)."""
+    nx_ = state[b, 2] * normal[k, 0] - state[b, 3] * normal[k, 1]
+    ny_ = state[b, 3] * normal[k, 0] + state[b, 2] * normal[k, 1]
+    return nx_, ny_, pos[k, 0] + inset[k] * nx_, pos[k, 1] + inset[k] * ny_
+
+
+@njit(cache=True)
+def drag_impulses(outline, bodies, fluid, mass_table, bins, a0, r_l, coef):
+    """Shear drag between the submerged outline samples of dynamic bodies and the fluid
+    particles beside them, equal and opposite.
+
+    For each sample below its body's water level (``bodies``' ``levels``) with a surface normal:
+    the fluid within ``r_l`` of the surface point it stands for (no more than ``r_l / 4`` inside
+    the surface; :func:`_fluid_near`, through the neighbour grid ``bins``), its mass-weighted
+    mean velocity ``u``, and the impulse on the body ``c (u - v_sample) . t`` along the surface
+    tangent ``t``, ``c = min(rho * coef, m_near / 2)`` (``coef`` = drag rate x layer area x h,
+    ``rho`` the density of the fluid beside the body at the sample's row, ``prof``; the bound:
+    one substep never more than halves the fluid's relative velocity). Minus the same goes to
+    those particles, shared by mass (each gets the same velocity change), so momentum is
+    conserved. All impulses are computed from the velocities before any is applied.
+
+    Only the part along the surface: the normal part is the pressure's (contacts, buoyancy and
+    the push). Why the particles and not the pressure cell the sample lies in: a cell the
+    surface cuts holds a particle or two and the solid cover, and its mean velocity with the
+    cover taken out still carried part of the cover's (the body's) velocity, so a spinning
+    ball saw the fluid spin with it and was hardly braked (a ball of 0.8 in still water kept
+    turning at 0.1-0.15 rad/s with no torque on it; floating balls put off a cell face turned
+    by up to 68 degrees in 10 s, over 30 in 8 of 30 runs; with the particles, 0.4-12).
     """
-    local, owner, normal, pos, vel, imp = outline
+    m_out = outline[3].shape[0]
+    jt = np.zeros(m_out)
+    msum = np.zeros(m_out)
+    drag_range(0, m_out, outline, bodies, fluid, mass_table, bins, (a0, r_l, coef), jt, msum)
+    drag_reaction(outline, bodies, fluid, mass_table, bins, r_l, jt, msum)
+
+
+@njit(cache=True)
+def drag_range(k0, k1, outline, bodies, fluid, mass_table, bins, consts, jt, msum):
+    """:func:`drag_impulses`' impulses on the bodies from the outline samples ``k0..k1`` (one
+    body's, in the per-body parallel pass of :mod:`.per_body`); each sample's impulse along its
+    tangent goes to ``jt[k]`` and the mass of its fluid to ``msum[k]``, for
+    :func:`drag_reaction`. ``consts = (a0, r_l, coef)``."""
+    local, owner, normal, pos, vel, imp, inset = outline
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
-    cell_count, cell_vel, grad, solid_frac, cover_vel = cells
-    n = pos.shape[0]
-    ny, nx = cell_count.shape
-    inv = 1.0 / a0
-    for k in range(n):
+    a0, r_l, coef = consts
+    ny = prof.shape[1]
+    behind = 0.25 * r_l
+    for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
-        if not dynamic[b]:
+        if not dynamic[b] or (normal[k, 0] == 0.0 and normal[k, 1] == 0.0):
             continue
         lev = _level_at(levels, b, pos[k, 0])
         if math.isnan(lev) or pos[k, 1] > lev:
             continue
-        i = int(math.floor(pos[k, 0] * inv))
-        j = int(math.floor(pos[k, 1] * inv))
-        if i < 0 or i >= nx or j < 0 or j >= ny:
+        nx_, ny_, qx, qy = _surface_frame(k, normal, inset, pos, state, b)
+        m, px, py = _fluid_near(qx, qy, nx_, ny_, r_l, behind, fluid, mass_table, bins,
+                                (0.0, 0.0))
+        if m <= 0.0:
             continue
-        fc = solid_frac[j, i] * gamma
-        nf = cell_count[j, i] - fc
-        if nf < 1.0:
-            continue
-        rho = prof[b, j]
-        sc = 1.0 / rho if grad_unit else 1.0
-        gx = sc * grad[j, i, 0]
-        gy = sc * grad[j, i, 1]
-        nx_ = state[b, 2] * normal[k, 0] - state[b, 3] * normal[k, 1]
-        ny_ = state[b, 3] * normal[k, 0] + state[b, 2] * normal[k, 1]
-        if nx_ != 0.0 or ny_ != 0.0:
-            gn = gx * nx_ + gy * ny_
-            gx = gn * nx_
-            gy = gn * ny_
-        ux = (cell_count[j, i] * cell_vel[j, i, 0] - fc * cover_vel[j, i, 0]) / nf - gx
-        uy = (cell_count[j, i] * cell_vel[j, i, 1] - fc * cover_vel[j, i, 1]) / nf - gy
-        c = rho * min(coef, 0.5 * nf * m1)
-        jx = c * (ux - vel[k, 0])
-        jy = c * (uy - vel[k, 1])
+        row = min(max(int(math.floor(pos[k, 1] / a0)), 0), ny - 1)
+        c = min(prof[b, row] * coef, 0.5 * m)
+        # tangent (-ny, nx): the relative velocity along it
+        jt[k] = c * (-(px / m - vel[k, 0]) * ny_ + (py / m - vel[k, 1]) * nx_)
+        msum[k] = m
+        jx = -jt[k] * ny_
+        jy = jt[k] * nx_
         out_j[b, 0] += jx
         out_j[b, 1] += jy
         out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
-        cc = j * nx + i
-        out_cell_imp[cc, 0] -= jx
-        out_cell_imp[cc, 1] -= jy
 
 
 @njit(cache=True)
-def apply_cell_impulses(vel, mat, n, cell_of, mass_table, cell_imp, cell_mass, touched, lo=0,
-                        hi=-1):
-    """Share each cell's impulse ``cell_imp`` (n_cells, 2) among the particles that the pressure
-    stage put in that cell (``cell_of``), by mass: each gets the same velocity change, and the
-    momentum they receive adds up to the impulse exactly. ``cell_mass`` (n_cells) and
-    ``touched`` (n) are scratch: the second pass visits only the particles of cells with an
-    impulse (those next to bodies), listed by the first. Only particles ``lo..hi`` (default:
-    all ``n``) are looked at (see :func:`impulse_particle_range`)."""
-    cell_mass[:] = 0.0
-    k = 0
-    for p in range(np.uint64(lo), np.uint64(n if hi < 0 else hi)):
-        c = np.uint64(cell_of[p])  # unsigned: no negative-index wrap-around per particle
-        if cell_imp[c, 0] != 0.0 or cell_imp[c, 1] != 0.0:
-            cell_mass[c] += mass_table[mat[p]]
-            touched[k] = p
-            k += 1
-    for q in range(k):
-        p = np.uint64(touched[q])
-        c = np.uint64(cell_of[p])
-        m = cell_mass[c]
-        if m > 0.0:
-            vel[p, 0] += cell_imp[c, 0] / m
-            vel[p, 1] += cell_imp[c, 1] / m
-
-
-@njit(cache=True)
-def impulse_particle_range(cell_imp, nx, a0, reach, nb_start, inv_nb, nb_nx, nb_ny):
-    """The particles that can be in a cell with an impulse: ``(lo, hi)``, an index range of the
-    particles as the ``bin`` stage sorted them (by neighbour-grid row), covering the rows of
-    those cells grown by ``reach`` (how far a particle can have moved between the sort and the
-    pressure stage's deposit, which put it in its cell). ``(0, 0)`` if no cell has one."""
-    jmin = -1
-    jmax = -1
-    for c in range(cell_imp.shape[0]):
-        if cell_imp[c, 0] != 0.0 or cell_imp[c, 1] != 0.0:
-            j = c // nx
-            if jmin < 0:
-                jmin = j
-            jmax = j
-    if jmin < 0:
-        return 0, 0
-    r0 = min(max(int((jmin * a0 - reach) * inv_nb), 0), nb_ny - 1)
-    r1 = min(max(int(((jmax + 1) * a0 + reach) * inv_nb), 0), nb_ny - 1)
-    return nb_start[r0 * nb_nx], nb_start[(r1 + 1) * nb_nx]
+def drag_reaction(outline, bodies, fluid, mass_table, bins, r_l, jt, msum):
+    """Minus each sample's drag impulse (``jt``, along its tangent) to the fluid particles it
+    was measured on (``msum``: their mass), shared by mass, sample by sample in order."""
+    local, owner, normal, pos, vel, imp, inset = outline
+    state = bodies[0]
+    behind = 0.25 * r_l
+    for k in range(pos.shape[0]):
+        if jt[k] == 0.0:
+            continue
+        b = np.uint64(owner[k])
+        nx_, ny_, qx, qy = _surface_frame(k, normal, inset, pos, state, b)
+        _fluid_near(qx, qy, nx_, ny_, r_l, behind, fluid, mass_table, bins,
+                    (jt[k] * ny_ / msum[k], -jt[k] * nx_ / msum[k]))
 
 
 @njit(cache=True)

@@ -24,9 +24,10 @@ the kernels unpack on their first lines. The layouts, the same in every kernel:
   per body: :data:`STATE_COLUMNS`, whether it is dynamic, its water levels and those its cover
   was built on, the box of its interior samples, the fluid's density beside it per cell row,
   the linear and angular impulse and submerged area accumulated;
-* ``outline``: ``(local, owner, normal, pos, vel, imp)``, the outline's solid particles: body
-  frame, body, surface normal (body frame), then posed position and velocity and the contact
-  impulse the fluid gave them (views of the fluid's solid arrays);
+* ``outline``: ``(local, owner, normal, pos, vel, imp, inset)``, the outline's solid particles:
+  body frame, body, surface normal (body frame), then posed position and velocity and the
+  contact impulse the fluid gave them (views of the fluid's solid arrays), and how far inside
+  the surface each sits;
 * ``interior``: ``(local, owner, area, pos, vel, cover_area)``, the interior (volume) samples,
   the same way, with each one's share of the solid cover;
 * ``surface``: ``(local, normal, length, owner)``, the buoyancy's surface quadrature;
@@ -53,13 +54,15 @@ from .buoyancy import (
 )
 from .containment import contain_particles, shape_bounds
 from .fluid_forces import (
-    apply_cell_impulses,
     drag_impulses,
-    impulse_particle_range,
     pressure_impulses,
     sum_point_impulses,
 )
-from .per_body import contact_pressure_bounds_parallel, submerged_buoyancy_parallel
+from .per_body import (
+    contact_pressure_bounds_parallel,
+    drag_parallel,
+    submerged_buoyancy_parallel,
+)
 from .surface import (
     body_rows_range,
     column_tops,
@@ -85,8 +88,6 @@ __all__ = [
     "water_levels",
     "submerged_areas",
     "drag_impulses",
-    "apply_cell_impulses",
-    "impulse_particle_range",
     "sample_bounds",
     "pressure_impulses",
     "submerged_cover",
@@ -241,33 +242,33 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
        :func:`~.buoyancy.density_profiles` into ``prof``);
     4. :func:`submerged_areas` and, if ``buoyancy``, :func:`~.buoyancy.surface_buoyancy`
        (``g_h`` = ``|g| h``);
-    5. :func:`drag_impulses` (if ``drag_coef > 0``) and its reaction on the fluid,
-       :func:`apply_cell_impulses`, looking only at the particles that
-       :func:`impulse_particle_range` finds through the neighbour grid (``bins``, ``reach``).
+    5. :func:`drag_impulses` (if ``drag_coef > 0``): the shear between the outline and the
+       fluid particles beside it (found through the neighbour grid ``bins``, within ``r_l``),
+       and its reaction on them.
 
     ``vmax`` is the largest particle speed component known; returns it, measured again by
     :func:`column_tops` if that ran. The groups are those of the module docstring, and
 
     * ``starts``: ``(out_start, in_start, surf_start)``, each body's run of outline, interior
       and surface samples (:func:`.per_body.body_starts`);
-    * ``scratch``: ``(tops, cell_imp, cell_mass, touched, cell_rho, cell_n, prof_sum, prof_n)``;
-    * ``params``: ``(gamma, a0, half_layer, spacing, push, grad_unit, kick_x, kick_y, measure,
-      col_w, near, far, min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed,
+    * ``scratch``: ``(tops, cell_rho, cell_n, prof_sum, prof_n)``;
+    * ``params``: ``(gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure,
+      col_w, near, far, min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed,
       per_body)``; with ``per_body`` (the samples grouped by body, ``starts`` their runs) steps
-      1, 2, 3's :func:`sample_bounds` and 4 run one body per task in parallel
-      (:mod:`.per_body`), with the same results.
+      1, 2, 3's :func:`sample_bounds`, 4 and 5's impulses on the bodies run one body per task
+      in parallel (:mod:`.per_body`), with the same results.
     """
     f_pos, f_vel, f_mat, n, start_pos, cell_of = fluid
     mass_table, bounce_table, rest_table, keep_table, rho_table = mats
     cell_count, cell_vel, grad, solid_frac, cover_vel = cells
     nb_start, inv_nb, nb_nx, nb_ny = bins
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
-    out_local, out_owner, out_normal, out_pos, out_vel, out_imp = outline
+    out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
     in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
     surf_local, surf_normal, surf_len, surf_owner = surface
-    tops, cell_imp, cell_mass, touched, cell_rho, cell_n, prof_sum, prof_n = scratch
-    (gamma, a0, half_layer, spacing, push, grad_unit, kick_x, kick_y, measure, col_w, near, far,
-     min_clean, buoyancy, g_h, drag_coef, m1, reach, rho_fixed, per_body) = params
+    tops, cell_rho, cell_n, prof_sum, prof_n = scratch
+    (gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure, col_w, near, far,
+     min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed, per_body) = params
     nb = state.shape[0]
     m_out = out_pos.shape[0]
     m_in = in_pos.shape[0]
@@ -310,12 +311,12 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
             surface_buoyancy(surf_local, surf_normal, surf_len, surf_owner, state, levels, prof,
                              a0, g_h, out_j, out_tau)
     if drag_coef > 0.0 and m_out and n:
-        cell_imp[:] = 0.0
-        drag_impulses(outline, bodies, cells, gamma, a0, grad_unit, m1, drag_coef, cell_imp)
-        nx = cell_count.shape[1]
-        lo, hi = impulse_particle_range(cell_imp, nx, a0, reach, nb_start, inv_nb, nb_nx, nb_ny)
-        apply_cell_impulses(f_vel, f_mat, n, cell_of, mass_table, cell_imp, cell_mass, touched,
-                            lo, min(hi, n))
+        if per_body:
+            drag_parallel(starts, outline, bodies, (f_pos, f_vel, f_mat, n), mass_table, bins,
+                          (a0, r_l, drag_coef))
+        else:
+            drag_impulses(outline, bodies, (f_pos, f_vel, f_mat, n), mass_table, bins, a0, r_l,
+                          drag_coef)
     return vmax
 
 
@@ -334,7 +335,7 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     4. the impulse accumulators ``out_j``, ``out_tau`` and ``submerged`` zeroed.
     """
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
-    out_local, out_owner, out_normal, out_pos, out_vel, out_imp = outline
+    out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
     in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
     (shape_kind, shape_vstart, shape_verts, shape_radius, shape_thick, shape_body, shape_box,
      shape_active, shape_wall, shape_vlocal, shape_vowner, shape_vvel) = shapes

@@ -27,11 +27,11 @@ import numpy as np
 from numba import njit, prange
 
 from .buoyancy import buoyancy_range, column_sums, contact_range
-from .fluid_forces import pressure_range
+from .fluid_forces import drag_range, drag_reaction, pressure_range
 from .surface import bounds_range, submerged_range
 
 __all__ = ["body_starts", "grouped", "contact_pressure_bounds_parallel",
-           "submerged_buoyancy_parallel"]
+           "submerged_buoyancy_parallel", "drag_parallel"]
 
 
 @njit(cache=True)
@@ -61,7 +61,7 @@ def contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells, c
     :func:`~.fluid_forces.pressure_impulses`, then :func:`~.surface.sample_bounds` (``consts``:
     ``(a0, spacing, kick_x, kick_y, push)``; the box is grown by ``spacing / 2``)."""
     out_start, in_start, surf_start = starts
-    out_local, out_owner, out_normal, out_pos, out_vel, out_imp = outline
+    out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
     in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     a0, spacing, kick_x, kick_y, push = consts
@@ -100,3 +100,18 @@ def submerged_buoyancy_parallel(starts, interior, surface, bodies, consts):
             buoyancy_range(surf_start[b], surf_start[b + 1], surface, state, levels, prof,
                            below[b], a0, g_h, (out_j, out_tau))
 
+
+
+@njit(cache=True, parallel=True)
+def drag_parallel(starts, outline, bodies, fluid, mass_table, bins, consts):
+    """:func:`~.fluid_forces.drag_impulses` with each body's impulses summed in parallel
+    (:func:`~.fluid_forces.drag_range`, reading the fluid only); the reaction on the fluid,
+    whose particles several bodies can share, stays serial. ``consts = (a0, r_l, coef)``."""
+    out_start = starts[0]
+    m = outline[3].shape[0]
+    jt = np.zeros(m)
+    msum = np.zeros(m)
+    for b in prange(bodies[0].shape[0]):
+        drag_range(out_start[b], out_start[b + 1], outline, bodies, fluid, mass_table, bins,
+                   consts, jt, msum)
+    drag_reaction(outline, bodies, fluid, mass_table, bins, consts[1], jt, msum)

@@ -14,8 +14,8 @@ are ignored where samples are deposited or looked up but counted in the nearest 
 the fluid is counted (:func:`column_tops`, :func:`cell_densities`: the pressure stage's
 deposit); a water level is linear between a body's two sides (:func:`level_at`); a sample
 stands for a strip of height ``spacing`` (:func:`strip_fraction`); normals are unit vectors and
-a zero one has no direction (what would be projected on it is taken whole, as
-``drag_impulses`` says); torques are ``r x J`` about the centre of gravity.
+a zero one has no direction (what would be projected on it is taken whole; the drag skips
+it); torques are ``r x J`` about the centre of gravity.
 
 ============================================  ===========================================
 kernel (``fluidworld.coupling.*``)            reference
@@ -35,7 +35,6 @@ kernel (``fluidworld.coupling.*``)            reference
 ``buoyancy.surface_buoyancy``                 :func:`surface_buoyancy`
 ``fluid_forces.sum_point_impulses``           :func:`sum_point_impulses`
 ``fluid_forces.drag_impulses``                :func:`drag_impulses`
-``fluid_forces.apply_cell_impulses``          :func:`apply_cell_impulses`
 ``fluid_forces.pressure_impulses``            :func:`pressure_impulses`
 ``containment.max_displacement[_parallel]``   :func:`max_displacement`
 ``containment.shape_bounds``                  :func:`shape_bounds`
@@ -48,8 +47,8 @@ Not covered: ``containment.contain_particles`` with ``_free_exit`` and ``_blocke
 tests against every shape, whose order is part of their semantics: covered whole by
 ``tests/test_coupling_kernels.py`` and ``test_coupling_physics.py``), the drivers
 ``exchange_impulses`` and ``sync_geometry`` (tested there against these kernels in order),
-``body_rows_range`` and ``impulse_particle_range`` (index ranges into the bin stage's order that
-only their formula states), ``surface_quadrature`` and ``outline_normals`` (numpy already).
+``body_rows_range`` (an index range into the bin stage's order that only its formula
+states), ``surface_quadrature`` and ``outline_normals`` (numpy already).
 """
 
 from __future__ import annotations
@@ -64,8 +63,8 @@ __all__ = [
     "level_at", "strip_fraction", "column_integral", "body_state", "impulse_velocities",
     "pose_points", "rasterise_cover", "submerged_cover", "submerged_areas", "sample_bounds",
     "column_tops", "water_levels", "sum_contact_impulses", "cell_densities", "density_profiles",
-    "surface_buoyancy", "sum_point_impulses", "drag_impulses", "apply_cell_impulses",
-    "pressure_impulses", "max_displacement", "shape_bounds", "push_out", "swept_through",
+    "surface_buoyancy", "sum_point_impulses", "drag_impulses", "pressure_impulses",
+    "max_displacement", "shape_bounds", "push_out", "swept_through",
     "wall_crossing",
 ]
 
@@ -332,50 +331,38 @@ def sum_point_impulses(pos: Arr, imp: Arr, owner: Arr, state: Arr, scale: float
     return _by_body(owner, parts, len(state))
 
 
-def drag_impulses(outline: Group, bodies: Group, cells: Group, gamma: float, a0: float,
-                  grad_unit: bool, m1: float, coef: float) -> tuple[F64, F64, F64]:
-    """``(J, tau, cell_imp (nx*ny, 2))``: drag on the outline samples of dynamic bodies at or
-    below their level, in a grid cell with at least one fluid particle (``nf``: count less the
-    cover's ``solid_frac * gamma``). ``u``: the cell's momentum less the cover's over ``nf``,
-    less the correction of a particle of density ``rho = prof[b, row]`` (``grad / rho`` if
-    ``grad_unit``) projected on the normal. The body gets ``rho min(coef, nf m1 / 2) (u - v)``
-    (at most half the relative velocity of the ``nf`` particles of mass ``rho m1``), the cell
-    minus that."""
-    owner, normal, pos, vel = outline[1], outline[2], outline[3], outline[4]
+def drag_impulses(outline: Group, bodies: Group, pos: Arr, vel: Arr, mat: Arr, n: int,
+                  mass_table: Arr, a0: float, r_l: float, coef: float) -> tuple[F64, F64, F64]:
+    """``(J, tau, vel[:n] after)``: shear drag on the outline samples of dynamic bodies at or
+    below their level that have a normal. The fluid of a sample: the particles within ``r_l``
+    of its surface point (the sample moved ``inset`` along the normal) and no more than
+    ``r_l / 4`` inside; ``m``, ``u``: their mass and mean velocity. The body gets ``min(rho
+    coef, m / 2) ((u - v) . t) t`` along the tangent ``t = (-n_y, n_x)`` (``rho = prof[b,
+    row]``, the row clamped into the grid), those particles minus that, shared by mass, all
+    from the velocities before."""
+    owner, normal, spos, svel, inset = outline[1], outline[2], outline[3], outline[4], outline[6]
     state, dynamic, levels, prof = bodies[0], bodies[1], bodies[2], bodies[5]
-    count, cell_vel, grad, frac, cover_vel = cells
-    ny, nx = count.shape
-    cell_imp = np.zeros((ny * nx, 2))
+    p, v = np.asarray(pos[:n], np.float64), np.asarray(vel[:n], np.float64)
+    m = np.asarray(mass_table)[np.asarray(mat[:n])]
+    out = v.copy()
     parts = []
-    for k in range(len(pos)):
-        b, (i, j) = owner[k], (_cell(pos[k, 0], a0), _cell(pos[k, 1], a0))
-        if not (dynamic[b] and pos[k, 1] <= level_at(levels, b, pos[k, 0])
-                and 0 <= i < nx and 0 <= j < ny and count[j, i] - frac[j, i] * gamma >= 1.0):
-            continue
-        cover = frac[j, i] * gamma
-        nf, rho, st = count[j, i] - cover, prof[b, j], state[b]
-        g = grad[j, i] / rho if grad_unit else np.array(grad[j, i])
+    for k in range(len(spos)):
+        b, st = owner[k], state[owner[k]]
         nrm = _rot(st[2], st[3]) @ normal[k]
-        g = (g @ nrm) * nrm if nrm.any() else g
-        u = (count[j, i] * cell_vel[j, i] - cover * cover_vel[j, i]) / nf - g
-        jk = rho * min(coef, 0.5 * nf * m1) * (u - vel[k])
-        parts.append((k, jk, _cross(pos[k] - st[7:9], jk)))
-        cell_imp[j * nx + i] -= jk
-    return (*_by_body(owner, parts, len(state)), cell_imp)
-
-
-def apply_cell_impulses(vel: Arr, mat: Arr, n: int, cell_of: Arr, mass_table: Arr,
-                        cell_imp: Arr, lo: int = 0, hi: int = -1) -> F64:
-    """``vel[:n]`` after each cell's impulse is shared among the particles ``lo..hi`` (default
-    all ``n``) in that cell (``cell_of``): each gets ``impulse / their total mass``."""
-    out = np.array(vel[:n], np.float64)
-    members = np.arange(lo, n if hi < 0 else hi)
-    for c in np.unique(np.asarray(cell_of)[members]):
-        sel = members[np.asarray(cell_of)[members] == c]
-        total = float(np.asarray(mass_table)[np.asarray(mat)[sel]].sum())
-        if total > 0.0:
-            out[sel] += cell_imp[c] / total
-    return out
+        if not (dynamic[b] and nrm.any() and spos[k, 1] <= level_at(levels, b, spos[k, 0])):
+            continue
+        q = spos[k] + inset[k] * nrm
+        near = (np.hypot(*(p - q).T) < r_l) & ((p - q) @ nrm >= -0.25 * r_l)
+        msum = float(m[near].sum())
+        if msum <= 0.0:
+            continue
+        u = (m[near, None] * v[near]).sum(axis=0) / msum
+        t = np.array([-nrm[1], nrm[0]])
+        row = min(max(_cell(spos[k, 1], a0), 0), prof.shape[1] - 1)
+        jk = min(prof[b, row] * coef, 0.5 * msum) * float((u - svel[k]) @ t) * t
+        parts.append((k, jk, _cross(spos[k] - st[7:9], jk)))
+        out[near] -= jk / msum
+    return (*_by_body(owner, parts, len(state)), out)
 
 
 def _smooth_grad(grad: Arr, count: Arr, x: float, y: float, a0: float, i: int, j: int) -> F64:

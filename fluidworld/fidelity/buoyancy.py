@@ -196,8 +196,9 @@ def calm_motion(kind: str, density: float, seed: int = 0, seconds: float = 10.0,
     centre (fraction of its size) over the next ``seconds``. ``into_pool``: the body is put at
     its draft into a pool that has settled for a second instead (the particles inside it are
     thrown out, which stirs the water), and measured from then on. The body's centre is
-    ``offset`` right of the pool's middle (a cell face there: a body centred on a face of the
-    pressure grid stays calmer than one off it)."""
+    ``offset`` right of the pool's middle (a face of the pressure grid: where a ball lies on
+    the grid changed how much it turned by tens of degrees until the drag read the particles'
+    velocities; see ``docs/architecture.md``, Limits)."""
     w = pool(width, 200.0, "water", seed=seed, fill=False)
     if into_pool:
         fill(w)
