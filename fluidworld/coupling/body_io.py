@@ -56,6 +56,8 @@ class BodyIO:
     _raw: NDArray[np.float64]
     _cog_local: NDArray[np.float64]
     _inv_mass: NDArray[np.float64]
+    _floor_mass: NDArray[np.float64]
+    _floor_moment: NDArray[np.float64]
     _inv_moment: NDArray[np.float64]
     _batch_vel: NDArray[np.float64]
 
@@ -150,13 +152,15 @@ class BodyIO:
     def _set_mass_properties(self, cog: NDArray[np.float64], dynamic: NDArray[np.bool_],
                              mass: NDArray[np.float64], moment: NDArray[np.float64]) -> None:
         """Keep the bodies' centres of gravity, which are dynamic, and their inverse masses and
-        moments (0 where not dynamic, or not positive and finite)."""
+        moments (0 where not dynamic, or not positive and finite), each at most that of the
+        body's floor (:data:`.coupler.MASS_FLOOR`)."""
         self._cog_local[:] = cog
         self.dynamic[:] = dynamic
-        for v, out in ((mass, self._inv_mass), (moment, self._inv_moment)):
+        for v, floor, out in ((mass, self._floor_mass, self._inv_mass),
+                              (moment, self._floor_moment, self._inv_moment)):
             ok = dynamic & (v > 0.0) & np.isfinite(v)
             out[:] = 0.0
-            np.divide(1.0, v, out=out, where=ok)
+            np.divide(1.0, np.maximum(v, floor), out=out, where=ok)
 
     def _check_state(self) -> None:
         st = self.state

@@ -47,7 +47,9 @@ from .sampling import (
     geometry_of,
     interior_points,
     max_inset,
+    moment_for,
     outline_points,
+    perimeter,
 )
 
 if TYPE_CHECKING:
@@ -128,6 +130,17 @@ _EMPTY2 = np.zeros((0, 2))
 #: Rounds of re-testing a pushed particle against every shape (a push out of one shape can
 #: land in another); the walls are guarded after each round.
 _CONTAIN_ROUNDS = 3
+#: The lightest a body answers to the fluid's impulses, as a share of a layer of water
+#: particles along its surface (``MASS_FLOOR x rho x perimeter x particle spacing``, the moment
+#: to match): the exchange is explicit, and a body much lighter than the particles it touches
+#: in a substep overshoots at every contact, more each time (pymunk's tutorial ball, mass 1
+#: and radius 14, dropped into water: an ``OverflowError`` within 300 steps; a 40-long segment
+#: of mass 2: NaN particles). A lighter body floats as deep as one of that mass would (a ball
+#: of radius 14 at least 0.16 of its area under). Bodies of the usual densities lie above it
+#: (a 40 x 40 crate's floor is 179, density 0.11; a ball's is density 2.24 / radius) and are
+#: not touched.
+MASS_FLOOR = 0.25
+
 #: From this many bodies the exchange sums each body's samples in parallel (same results).
 PARALLEL_BODIES = 8
 
@@ -296,6 +309,7 @@ class Coupler(BodyIO):
         self.dynamic = np.zeros(nb, np.bool_)
         self._inv_mass = np.zeros(nb)
         self._inv_moment = np.zeros(nb)
+        self._set_mass_floor(recs, owner_of)
         self._cog_local = np.zeros((nb, 2))  # each body's centre of gravity, body frame
         self._raw = np.zeros((nb, 6))
         # the kernels' groups of our own arrays (layouts: see .kernels), made with the arrays
@@ -329,6 +343,19 @@ class Coupler(BodyIO):
         out = np.zeros(nb + 1, np.int64)
         PB.body_starts(owner, nb, out)
         return out
+
+    def _set_mass_floor(self, recs: list[_ShapeRecord], owner_of: list[int]) -> None:
+        """Each body's lightest mass and moment for the fluid's impulses (see
+        :data:`MASS_FLOOR`): ``MASS_FLOOR`` x a layer of water particles along its surface."""
+        nb = len(self.bodies)
+        self._floor_mass = np.zeros(nb)
+        self._floor_moment = np.zeros(nb)
+        p = self.fluid.params
+        layer = MASS_FLOOR * float(self._rho_table[0]) * p.a0 / math.sqrt(p.gamma)
+        for r, o in zip(recs, owner_of, strict=True):
+            m = layer * perimeter(r.geometry)
+            self._floor_mass[o] += m
+            self._floor_moment[o] += moment_for(r.geometry, m)
 
     def _inset_of(self, g: ShapeGeometry) -> float:
         """How far inside the surface a shape's solid particles sit (as :func:`outline_points`

@@ -32,6 +32,8 @@ __all__ = [
     "contains",
     "local_bounds",
     "max_inset",
+    "perimeter",
+    "moment_for",
 ]
 
 CIRCLE, CAPSULE, POLYGON = 0, 1, 2
@@ -92,6 +94,28 @@ def shape_area(g: ShapeGeometry) -> float:
     v = g.points
     perim = float(np.linalg.norm(np.roll(v, -1, axis=0) - v, axis=1).sum()) if len(v) > 1 else 0.0
     return abs(_signed_area(v)) + perim * r + math.pi * r * r
+
+
+def perimeter(g: ShapeGeometry) -> float:
+    """Length of the shape's surface (rounding included; a segment counts both faces)."""
+    ring = 2.0 * math.pi * g.radius
+    if g.kind == CIRCLE:
+        return ring
+    v = g.points
+    if g.kind == CAPSULE:
+        return 2.0 * float(np.hypot(*(v[1] - v[0]))) + ring
+    return float(np.hypot(*(np.roll(v, -1, axis=0) - v).T).sum()) + ring
+
+
+def moment_for(g: ShapeGeometry, mass: float) -> float:
+    """The moment of inertia about the body's origin the shape would have with ``mass``."""
+    if g.kind == CIRCLE:
+        return float(pymunk.moment_for_circle(mass, 0.0, g.radius, tuple(g.points[0])))
+    if g.kind == CAPSULE:
+        return float(pymunk.moment_for_segment(mass, tuple(g.points[0]), tuple(g.points[1]),
+                                               g.radius))
+    return float(pymunk.moment_for_poly(mass, [tuple(p) for p in g.points], (0.0, 0.0),
+                                        g.radius))
 
 
 def _arc(c: NDArray[np.float64], r: float, a0: float, a1: float, spacing: float,
