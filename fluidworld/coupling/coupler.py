@@ -187,7 +187,6 @@ class Coupler(BodyIO):
         self._anchor = np.zeros((0, 2))
         # largest coordinate move of a particle since the bin stage (unknown: the whole domain)
         self._moved_since_bin = float(p.width + p.height)
-        ny, nx = fluid.grid_shape
         self._col_w = 0.5 * p.a0
         self._tops = np.zeros(max(1, math.ceil(p.width / self._col_w)))
         self._vmax = 0.0  # largest particle speed component seen in the last exchange

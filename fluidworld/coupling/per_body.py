@@ -1,13 +1,14 @@
 """The exchange stage's per-body sums with the bodies in parallel, bit-identical to the serial
 kernels.
 
-The contact, pressure, submerged-area and buoyancy sums of :func:`.kernels.exchange_impulses`
-each add a body's samples into that body's own accumulators (``out_j[b]``, ``out_tau[b]``,
-``submerged[b]``, ``box[b]``). The coupler keeps every sample array grouped by body (its
-``_build`` orders the shapes by body, so each body's samples are one run, in the order they had
-before), and :func:`body_starts` gives the runs. One task per body then sums its own run in the
-serial kernels' order, so each accumulator receives the same additions in the same order: the
-results are the serial kernels' bits, for any number of threads.
+The contact, pressure, submerged-area, buoyancy and drag sums of
+:func:`.kernels.exchange_impulses` each add a body's samples into that body's own accumulators
+(``out_j[b]``, ``out_tau[b]``, ``submerged[b]``, ``box[b]``; the drag's reaction on the fluid,
+whose particles bodies can share, stays serial). The coupler keeps every sample array grouped
+by body (its ``_build`` orders the shapes by body, so each body's samples are one run, in the
+order they had before), and :func:`body_starts` gives the runs. One task per body then sums its
+own run in the serial kernels' order, so each accumulator receives the same additions in the
+same order: the results are the serial kernels' bits, for any number of threads.
 
 Measured on the floating-crates scene at 100k particles and 50 crates (2 threads): these sums
 were ~0.7 ms of the step's 1.8 ms ``exchange``, all of it on one core.
@@ -99,7 +100,6 @@ def submerged_buoyancy_parallel(starts, interior, surface, bodies, consts):
             column_sums(prof, b, below[b])
             buoyancy_range(surf_start[b], surf_start[b + 1], surface, state, levels, prof,
                            below[b], a0, g_h, (out_j, out_tau))
-
 
 
 @njit(cache=True, parallel=True)
