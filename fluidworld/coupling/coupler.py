@@ -345,14 +345,16 @@ class Coupler(BodyIO):
 
     def _set_mass_floor(self, recs: list[_ShapeRecord], owner_of: list[int]) -> None:
         """Each body's lightest mass and moment for the fluid's impulses (see
-        :data:`MASS_FLOOR`): ``MASS_FLOOR`` x a layer of water particles along its surface."""
+        :data:`MASS_FLOOR`): ``MASS_FLOOR`` x a layer of water particles along its surface, or
+        around a ring ``r_L`` across for a shape smaller than that (a point: a circle of
+        radius 0)."""
         nb = len(self.bodies)
         self._floor_mass = np.zeros(nb)
         self._floor_moment = np.zeros(nb)
         p = self.fluid.params
         layer = MASS_FLOOR * float(self._rho_table[0]) * p.a0 / math.sqrt(p.gamma)
         for r, o in zip(recs, owner_of, strict=True):
-            m = layer * perimeter(r.geometry)
+            m = layer * max(perimeter(r.geometry), math.pi * self.fluid.r_l)
             self._floor_mass[o] += m
             self._floor_moment[o] += moment_for(r.geometry, m)
 
