@@ -221,7 +221,8 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
                 "box": np.zeros((nb, 4)), "tops": c._tops.copy(), "levels": c.levels.copy(),
                 "sub": np.zeros(nb), "prof": c.density_profile.copy(),
                 "crho": np.zeros_like(c._cell_rho), "cn": np.zeros_like(c._cell_n),
-                "psum": np.zeros_like(c._prof_sum), "pn": np.zeros_like(c._prof_n)}
+                "psum": np.zeros_like(c._prof_sum), "pn": np.zeros_like(c._prof_n),
+                "djt": np.zeros_like(c._drag_jt), "dm": np.zeros_like(c._drag_m)}
 
     def bodies(d: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
         return (c.state, c.dynamic, d["levels"], c._kick_levels, d["box"], d["prof"], d["J"],
@@ -235,7 +236,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
     vmax_a = K.exchange_impulses(
         (f.pos, a["vel"], f.mat, f.count, f._start_pos, f._cell_of), c._mats_group(), cells,
         c._bins_group(), bodies(a), c._outline_group(), c._interior, c._surface, c._starts,
-        (a["tops"], a["crho"], a["cn"], a["psum"], a["pn"]),
+        (a["tops"], a["crho"], a["cn"], a["psum"], a["pn"], a["djt"], a["dm"]),
         params, -1.0)
 
     b = fresh()
@@ -263,7 +264,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
     surface_buoyancy(c._surf_local, c._surf_normal, c._surf_len, c._surf_owner, c.state,
                      b["levels"], b["prof"], c.a0, -gy * h, b["J"], b["tau"])
     K.drag_impulses(c._outline_group(), bodies(b), (f.pos, b["vel"], f.mat, f.count), f._mass,
-                    c._bins_group(), c.a0, f.r_l, prm.drag * layer * h)
+                    c._bins_group(), c.a0, f.r_l, prm.drag * layer * h, (b["djt"], b["dm"]))
 
     assert vmax_a == vmax_b and (vmax_a > 0.0) == measure
     for key in a:

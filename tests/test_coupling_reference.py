@@ -389,7 +389,8 @@ def test_drag_impulses(seed: int, h: float) -> None:
     outline, _, bodies, _ = groups(s)
     fluid, bins = sorted_fluid(s, h)
     vel0 = fluid[1].copy()
-    fluid_forces.drag_impulses(outline, bodies, fluid, s.mass_table, bins, A0, 3.0, 1.5)
+    scratch = (np.full(len(s.out_pos), 7.0), np.zeros(len(s.out_pos)))  # stale values: reset
+    fluid_forces.drag_impulses(outline, bodies, fluid, s.mass_table, bins, A0, 3.0, 1.5, scratch)
     r_j, r_tau, r_vel = ref.drag_impulses(outline, bodies, fluid[0], vel0, fluid[2], s.n,
                                           s.mass_table, A0, 3.0, 1.5)
     close((bodies[6], bodies[7], fluid[1]), (r_j, r_tau, r_vel))

@@ -260,6 +260,9 @@ class Coupler(BodyIO):
         self._out_normal = cat([r.normals for r in recs], _EMPTY2)
         self._out_inset = cat([np.full(len(r.outline), self._inset_of(r.geometry))
                                for r in recs], np.zeros(0))
+        # the drag's scratch: each sample's impulse along its tangent and its fluid's mass
+        self._drag_jt = np.zeros(len(self._out_local))
+        self._drag_m = np.zeros(len(self._out_local))
         self._out_owner = cat([np.full(len(r.outline), o, np.int64)
                                for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
         self._in_local = cat([r.interior for r in recs], _EMPTY2)
@@ -370,7 +373,7 @@ class Coupler(BodyIO):
         """The stages' scratch groups (see :func:`.kernels.exchange_impulses` and
         :func:`.containment.contain_particles`), made again whenever one of them grows."""
         self._exchange_scratch = (self._tops, self._cell_rho, self._cell_n, self._prof_sum,
-                                  self._prof_n)
+                                  self._prof_n, self._drag_jt, self._drag_m)
         self._contain_scratch = (self._hits, self._hit_flag, self._anchor)
 
     # the kernels' groups of the fluid's arrays (layouts: see .kernels), made per call: the

@@ -251,7 +251,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
 
     * ``starts``: ``(out_start, in_start, surf_start)``, each body's run of outline, interior
       and surface samples (:func:`.per_body.body_starts`);
-    * ``scratch``: ``(tops, cell_rho, cell_n, prof_sum, prof_n)``;
+    * ``scratch``: ``(tops, cell_rho, cell_n, prof_sum, prof_n, drag_jt, drag_m)``;
     * ``params``: ``(gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure,
       col_w, near, far, min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed,
       per_body)``; with ``per_body`` (the samples grouped by body, ``starts`` their runs) steps
@@ -266,7 +266,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
     in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
     surf_local, surf_normal, surf_len, surf_owner = surface
-    tops, cell_rho, cell_n, prof_sum, prof_n = scratch
+    tops, cell_rho, cell_n, prof_sum, prof_n, drag_jt, drag_m = scratch
     (gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure, col_w, near, far,
      min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed, per_body) = params
     nb = state.shape[0]
@@ -313,10 +313,10 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     if drag_coef > 0.0 and m_out and n:
         if per_body:
             drag_parallel(starts, outline, bodies, (f_pos, f_vel, f_mat, n), mass_table, bins,
-                          (a0, r_l, drag_coef))
+                          (a0, r_l, drag_coef), (drag_jt, drag_m))
         else:
             drag_impulses(outline, bodies, (f_pos, f_vel, f_mat, n), mass_table, bins, a0, r_l,
-                          drag_coef)
+                          drag_coef, (drag_jt, drag_m))
     return vmax
 
 

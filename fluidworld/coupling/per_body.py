@@ -103,14 +103,14 @@ def submerged_buoyancy_parallel(starts, interior, surface, bodies, consts):
 
 
 @njit(cache=True, parallel=True)
-def drag_parallel(starts, outline, bodies, fluid, mass_table, bins, consts):
+def drag_parallel(starts, outline, bodies, fluid, mass_table, bins, consts, scratch):
     """:func:`~.fluid_forces.drag_impulses` with each body's impulses summed in parallel
     (:func:`~.fluid_forces.drag_range`, reading the fluid only); the reaction on the fluid,
-    whose particles several bodies can share, stays serial. ``consts = (a0, r_l, coef)``."""
+    whose particles several bodies can share, stays serial. ``consts = (a0, r_l, coef)``,
+    ``scratch = (jt, msum)`` as there."""
     out_start = starts[0]
-    m = outline[3].shape[0]
-    jt = np.zeros(m)
-    msum = np.zeros(m)
+    jt, msum = scratch
+    jt[:outline[3].shape[0]] = 0.0
     for b in prange(bodies[0].shape[0]):
         drag_range(out_start[b], out_start[b + 1], outline, bodies, fluid, mass_table, bins,
                    consts, jt, msum)
