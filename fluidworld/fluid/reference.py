@@ -63,6 +63,10 @@ __all__ = [
 #: A pressure cell holding fewer particle-equivalents than this is air (pressure.py).
 EMPTY_COUNT = 0.5
 
+#: A cell below this share of the rest density is surface for the density correction
+#: (pressure_converged.py).
+SPARSE_RATIO = 0.5
+
 #: Squared distance under which two points count as coincident (no direction for Eq. 6).
 _COINCIDENT_L2 = 1e-24
 
@@ -347,7 +351,7 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta):
     else the mean of the two cells. ``rhs = a0^2 * (face divergence / a0)``.
     ``r_s`` = (sum of ``cnt`` over the in-domain 3x3 block) / (cells in that block * gamma);
     ``rhs_density = -a0^2 beta (r_s - 1) / h`` where ``r_s > 1`` or no cell of the 3x3 block is
-    air, else 0. Both are 0 in air cells.
+    sparse (``cnt < SPARSE_RATIO * gamma``), else 0. Both are 0 in air cells.
     """
     cnt = np.asarray(cnt, dtype=np.float64)
     vel_c = np.asarray(vel_c, dtype=np.float64)
@@ -364,15 +368,16 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta):
     d = (face(0, 1, 0) - face(0, -1, 0) + face(1, 0, 1) - face(-1, 0, 1)) / a0
     total = np.zeros(shape)
     ncells = np.zeros(shape)
-    any_air = np.zeros(shape, bool)
+    sparse = cnt < SPARSE_RATIO * gamma
+    any_sparse = np.zeros(shape, bool)
     for dj in (-1, 0, 1):
         for di in (-1, 0, 1):
             total += _shift(cnt, dj, di, 0.0)
             ncells += _inside(shape, dj, di)
-            any_air |= _shift(empty, dj, di, False)
+            any_sparse |= _shift(sparse, dj, di, False)
     excess = total / (ncells * gamma) - 1.0
     rhs = np.where(empty, 0.0, a0 * a0 * d)
-    correct = ~empty & ((excess > 0.0) | ~any_air)
+    correct = ~empty & ((excess > 0.0) | ~any_sparse)
     rhs_density = np.where(correct, -a0 * a0 * beta * excess / h, 0.0)
     return rhs, rhs_density
 
