@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fluidworld import scenes
+from fluidworld import World, scenes
 from fluidworld.fluid import FluidParams, FluidSystem, Material
 
 
@@ -73,6 +73,22 @@ def test_tank_at_rest_stays_at_rest():
     assert speed < 0.01 * math.sqrt(9.81 * depth), speed
     top1 = np.percentile(fs.positions[:, 1], 99)
     assert abs(top1 - top0) < params.a0
+
+
+@pytest.mark.parametrize("depth", [100.0, 120.0])
+def test_game_pool_at_rest_stays_at_rest_at_any_depth(depth):
+    """Game preset: a pool of water 100 or 120 deep keeps its mean speed under 1 % of
+    sqrt(g d) from 5 to 10 s. 120 deep, the pool's top row of pressure cells is partly filled;
+    the density correction used to pull particles up into it every substep (1.06-1.27 % over
+    seeds 0-2, docs/architecture.md, Cell pressure)."""
+    w = World(320.0, 260.0, params=FluidParams.game(320.0, 260.0, seed=1))
+    w.add_fluid_rect(0.0, 0.0, 320.0, depth)
+    speeds = []
+    for i in range(600):
+        w.step()
+        if i >= 300 and i % 10 == 0:
+            speeds.append(np.linalg.norm(w.fluid.velocities, axis=1).mean())
+    assert np.mean(speeds) < 0.01 * math.sqrt(900.0 * depth), np.mean(speeds)
 
 
 def test_same_seed_bit_identical_different_seed_differs():
