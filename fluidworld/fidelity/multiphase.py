@@ -12,8 +12,8 @@ Scenes (each built from the public :class:`~fluidworld.World` API, a 400 x 300 t
   tilted by 5 units (``tilt``: about a particle spacing, the tank's longest mode). A viscous
   Rayleigh-Taylor overturn grows from the interface's first bump: the tilt grew 1.5-1.8x
   every 2 s (e-folding in ~3.7 s) until it overturned; from 5 units, 0.58-0.61 of the honey was
-  below at 15 s, 0.86-0.98 at 20 s, 0.97-0.98 at 25 s; laid flat, the lattice leaves it no bump
-  to grow from (measured: done by 40-60 s on seeds 0 and 1, not
+  below at 15 s and 0.86-0.98 at 20 s (seeds 0, 2), 0.97-0.98 at 25 s (seeds 0, 1). Laid flat,
+  the lattice leaves it no bump to grow from (measured: done by 40-60 s on seeds 0 and 1, not
   within 90 s on seed 2).
 * ``honey poured`` -- honey poured from a nozzle onto water, as the play window pours it: the
   fraction below the water's median after 10 s.
