@@ -9,7 +9,10 @@ profile of the largest run. With ``--bodies N``, a second table: a World (coupli
 whose pool, 8 times as wide as deep, holds the particles of ``--body-sizes`` with N crates
 (density 0.5, 40 x 40) floating on it, the floating-crates scene at scale; the crates settle
 during the warm-up. The 2-thread/1-thread ratio is measured in the same process; each
-figure is the best of ``--rounds`` replays of the same steps (``_common.py``).
+figure is the best of ``--rounds`` replays of the same steps (``_common.py``). Before and after
+the tables a line says what the second thread gives this machine at that moment, to an
+arithmetic loop and to a memory stream (``_common.machine_threads``): on a shared VM the
+memory ratio swings within the hour, and the large steps' speed-up swings with it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ os.environ.setdefault("FLUIDWORLD_THREADS", "fixed")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
-from _common import WorldSteps, time_steps  # noqa: E402
+from _common import WorldSteps, machine_threads, time_steps  # noqa: E402
 
 from fluidworld import World, scenes  # noqa: E402
 from fluidworld.fluid import FluidParams, FluidSystem  # noqa: E402
@@ -86,6 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     max_threads = numba.config.NUMBA_NUM_THREADS
     threads = [t for t in (1, 2) if t <= max_threads]
     print(f"game preset (dt 1/60, 2 substeps), numba max threads {max_threads}")
+    _print_machine("before")
     print(f"{'particles':>9} {'threads':>7} {'ms/step':>8} {'us/part-step':>12} {'x vs 1 thr':>10}")
     last_profile: dict[str, float] = {}
     for n in sizes:
@@ -105,7 +109,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.bodies > 0:
         crates_table([int(s) for s in args.body_sizes.split(",")], args.bodies, args.steps,
                      args.rounds, threads)
+    _print_machine("after")
     numba.set_num_threads(max_threads)
+
+
+def _print_machine(when: str) -> None:
+    compute, memory = machine_threads()
+    print(f"machine {when}: a second thread gives an arithmetic loop {compute:.2f}x and a "
+          f"memory stream {memory:.2f}x", flush=True)
 
 
 if __name__ == "__main__":

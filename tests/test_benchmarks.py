@@ -37,6 +37,8 @@ def test_scaling_prints_both_thread_counts_and_the_profile():
     text = _run("scaling.py", "--sizes", "1500", "--steps", "2", "--rounds", "1")
     assert re.search(r"^\s+\d+\s+1\s+[\d.]+", text, re.M)
     assert "per-stage ms/step" in text and "local_repulsion" in text
+    assert re.search(r"machine before: .* loop [\d.]+x and a memory stream [\d.]+x", text)
+    assert "machine after:" in text
 
 
 def test_kernel_profile_names_the_kernels_and_the_rest():
