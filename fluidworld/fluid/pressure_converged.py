@@ -127,7 +127,7 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, h
 
     Why sparse and not only empty cells: the row under a pool's partly filled top row saw a
     deficit in its block and pulled particles up into the top row every substep. Water's random
-    walk carries them back; a viscous fluid keeps its lattice, so a mean flow had to, and it
+    walk carries them back; a viscous fluid barely diffuses, so a mean flow had to, and it
     ran where nothing interrupts the surface: in honey 120 deep it went up beside a floating
     box at 2-4 units/s and down the walls, and the pressure push it made lifted bodies (a 0.8x
     box floated 0.07 high, a 1.1x box never got under). Whether a pool's top row is partly
