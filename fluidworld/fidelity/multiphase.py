@@ -84,6 +84,12 @@ def layer_fraction(lower: str, upper: str, seconds: float = 15.0, seed: int = 0,
     w = tank(lower, upper, seed=seed, materials=materials, tilt=tilt)
     for _ in range(int(round(seconds * 60))):
         w.step()
+    return _on_its_side(w, counted, other)
+
+
+def _on_its_side(w: World, counted: str, other: str) -> float:
+    """Fraction of ``counted``'s particles on the side of ``other``'s median height where its
+    density sends them: above it if ``counted`` is the lighter, else below it."""
     rho = {m.name: m.density for m in w.fluid.material_table}
     mine = _heights(w, counted)
     median = np.median(_heights(w, other))
@@ -107,12 +113,7 @@ def poured_fraction(material: str = "honey", seconds: float = 10.0, seed: int = 
         if i == int(round(pour * 60)):
             nozzle.rate = 0.0
         w.step()
-    rho = {m.name: m.density for m in w.fluid.material_table}
-    mine = _heights(w, material)
-    median = np.median(_heights(w, "water"))
-    if rho[material] < rho["water"]:
-        return float((mine > median).mean())
-    return float((mine < median).mean())
+    return _on_its_side(w, material, "water")
 
 
 def inviscid_honey() -> tuple[Material, ...]:
