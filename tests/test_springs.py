@@ -109,10 +109,14 @@ def test_putty_keeps_the_dent_jelly_springs_back() -> None:
     assert np.ptp(putty[:, 1]) < 0.85 * np.ptp(jelly[:, 1])  # slumped further
 
 
-def test_springs_keep_momentum() -> None:
+@pytest.mark.parametrize("material", ["jelly", "putty"])
+def test_springs_keep_momentum(material: str) -> None:
+    # putty lost 54 units of its 130,000 in one second: the springs moved particles further
+    # than the relaxation's neighbour search reached (it allowed for v h only), and pairs were
+    # seen from one side
     params = FluidParams.game(300.0, 300.0, gravity=(0.0, 0.0))
     w = World(300.0, 300.0, params=params, materials=MATS, solver="ddr")
-    w.add_fluid_rect(100.0, 100.0, 180.0, 160.0, material="jelly")
+    w.add_fluid_rect(100.0, 100.0, 180.0, 160.0, material=material)
     fs = w.fluid
     fs.velocities[:] = (30.0, 0.0)
     fs.velocities[: fs.count // 2, 1] = 40.0  # spin and shear it

@@ -162,8 +162,9 @@ class DDRSolver:
         elif stage == "ddr_relax":
             k = prm.stiffness * f.r_l / (h * h * prm.passes)
             k_near = prm.near_stiffness * f.r_l / (h * h * prm.passes)
-            # particles moved by up to v h since the sort: the searches reach that much further
-            moved = h * float(np.abs(f.vel[:n]).max()) if n else 0.0
+            # particles moved since the sort (v h, and a jelly's springs): the searches reach
+            # that much further, or a pair would be seen from one side only
+            moved = float(np.abs(f.pos[:n] - self._prev[:n]).max()) if n else 0.0
             ddr.relax_positions(
                 self._fluid_group(n), self._grid_group(), self._radius + moved,
                 (f.solid_pos, f._s_start, f._s_order, f.solid_impulse, f.solid_marked), 0,
