@@ -11,13 +11,16 @@ bodies (batch buffers, ids) are per process: they are left out of pickles and ma
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pymunk
 from numpy.typing import NDArray
 
 from . import kernels as K
+
+if TYPE_CHECKING:
+    from ..fluid import FluidSystem
 
 __all__ = ["BodyIO"]
 
@@ -51,7 +54,10 @@ class BodyIO:
     """
 
     bodies: list[pymunk.Body]
+    fluid: FluidSystem
     dynamic: NDArray[np.bool_]
+    _n_wall: int
+    _out_owner: NDArray[np.int64]
     state: NDArray[np.float64]
     _raw: NDArray[np.float64]
     _cog_local: NDArray[np.float64]
@@ -156,6 +162,8 @@ class BodyIO:
         body's floor (:data:`.coupler.MASS_FLOOR`)."""
         self._cog_local[:] = cog
         self.dynamic[:] = dynamic
+        # the fluid may wet the solids of moving bodies (double density relaxation), not walls
+        self.fluid.solid_wet[self._n_wall:] = dynamic[self._out_owner]
         for v, floor, out in ((mass, self._floor_mass, self._inv_mass),
                               (moment, self._floor_moment, self._inv_moment)):
             ok = dynamic & (v > 0.0) & np.isfinite(v)

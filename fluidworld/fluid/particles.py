@@ -38,7 +38,10 @@ class ParticleStore(SpringStore):
         self.pos = np.zeros((0, 2))
         self.vel = np.zeros((0, 2))
         self.mat = np.zeros(0, np.uint8)
-        # mass of a particle of each material: its density times the particle area
+        #: The number density the solver's fluid rests at where bodies float, in units of the
+        #: ``r_L`` lattice's (:meth:`set_rest_fill`; 1 for SRD).
+        self.rest_fill = 1.0
+        # mass of a particle of each material: its density times the particle's rest area
         self._mass = np.array([m.density * params.particle_area for m in materials])
         self._init_springs()
         self._reserve(1024)
@@ -67,6 +70,23 @@ class ParticleStore(SpringStore):
 
     def _grow_scratch(self, cap: int) -> None:
         """Allocate the stages' per-particle scratch for capacity ``cap`` (for subclasses)."""
+
+    def set_rest_fill(self, fill: float) -> None:
+        """Say that the solver's fluid rests at ``fill`` times the number density of the
+        ``r_L`` lattice where bodies float (SRD: 1; double density relaxation: ~0.9, its near
+        pressure keeps it looser). A particle of each material then weighs its density times
+        ``particle_area / fill``, so that the fluid at rest has its material's mass density and
+        bodies float by their density relative to the material's. Masses change in place (the
+        kernels hold them).
+
+        Raises:
+            ValueError: ``fill`` not in (0, 2].
+        """
+        if not (math.isfinite(fill) and 0.0 < fill <= 2.0):
+            raise ValueError(f"fill must be in (0, 2], got {fill!r}")
+        self.rest_fill = float(fill)
+        area = self.params.particle_area / self.rest_fill
+        self._mass[:] = [m.density * area for m in self.material_table]
 
     @property
     def positions(self) -> NDArray[np.float64]:

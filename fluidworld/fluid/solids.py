@@ -51,6 +51,9 @@ class SolidStore:
         m = len(self.solid_pos)
         self.solid_impulse = np.zeros((m, 2))
         self.solid_marked = np.zeros(m, bool)
+        #: Which solid particles belong to moving (dynamic) bodies: a solver may let the fluid
+        #: wet those (double density relaxation does); the coupler sets it, walls stay False.
+        self.solid_wet = np.zeros(m, bool)
         self._s_order = np.zeros(m, np.int64)
         self._solids_binned = False
         self._near = np.zeros(self.nb_nx * self.nb_ny, np.uint8)

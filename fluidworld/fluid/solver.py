@@ -25,7 +25,13 @@ with any of them (they see particles and impulses, never a solver's internals):
   pressure solve, as in the constraint solver): the coupler then leaves out its explicit
   hydrostatic buoyancy and the cell pressure's push, which would count the pressure twice;
 * a particle of material ``k`` has mass ``fluid._mass[k]``: heavier materials must sink under
-  lighter ones in a solver that claims multiphase behaviour;
+  lighter ones in a solver that claims multiphase behaviour; ``rest_fill`` (optional, 1 if
+  absent) is the number density the solver's fluid rests at where bodies float, in units of the
+  fill lattice's, and sets those masses (:meth:`FluidSystem.set_rest_fill
+  <fluidworld.fluid.FluidSystem.set_rest_fill>`) so that the fluid has its material's mass
+  density;
+* ``fluid.solid_wet`` says which solid particles belong to moving bodies (the coupler sets it):
+  a solver may let its fluid wet those;
 * the same seed and inputs give bit-identical results (no unordered parallel reductions).
 """
 
@@ -59,9 +65,10 @@ class Solver(Protocol):
     name: str
     #: The stages run each substep after :data:`SHARED_STAGES`, in order.
     stages: tuple[str, ...]
-    # Optional (not a protocol member, so that a solver without it still is one):
+    # Optional (not protocol members, so that a solver without them still is one):
     # ``contacts_carry_pressure: bool``, whether ``fluid.solid_impulse`` carries the fluid's
-    # whole pressure on the bodies (the coupler reads it with ``getattr``, False if absent).
+    # whole pressure on the bodies (the coupler reads it with ``getattr``, False if absent);
+    # ``rest_fill: float``, the number density its fluid rests at (1 if absent).
 
     def attach(self, fluid: FluidSystem) -> None:
         """Bind to ``fluid`` and allocate scratch for its grids and capacity (called again if

@@ -241,6 +241,10 @@ class FluidSystem(ParticleStore, SolidStore):
             self._solid_bin_mode = ""
             self._wall_bins = None
             self._body_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
+        if "solid_wet" not in state:  # saved before bodies could be wetted
+            self.solid_wet = np.zeros(len(self.solid_pos), bool)
+        if "rest_fill" not in state:  # saved before a solver could rest at another density
+            self.rest_fill = 1.0
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
 
@@ -318,6 +322,7 @@ class FluidSystem(ParticleStore, SolidStore):
         if not isinstance(solver, Solver):
             raise TypeError(f"solver must implement fluidworld.fluid.solver.Solver, got "
                             f"{type(solver).__name__}")
+        self.set_rest_fill(getattr(solver, "rest_fill", 1.0))
         solver.attach(self)
         self.solver = solver
         self.profile = dict.fromkeys(self.stages, 0.0)
