@@ -156,6 +156,7 @@ class StepHelpers:
             ValueError: an unknown solver name. TypeError: not a name or a Solver.
         """
         self.fluid.set_solver(make_solver(solver))
+        self.coupler.solver_changed()  # the solid particles sit where this solver wants them
         self.profile = dict.fromkeys(self.stages, 0.0)
 
     def _advect_and_contain(self, advect: Callable[[float], None], h: float) -> None:

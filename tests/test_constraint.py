@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from fluidworld import World
+from fluidworld.coupling import CouplingParams
 from fluidworld.fidelity import buoyancy as B
 from fluidworld.fluid import FluidParams, FluidSystem, Material
 from fluidworld.fluid.constraint_solver import ConstraintParams, ConstraintSolver
@@ -274,3 +275,43 @@ def test_bad_types_are_refused() -> None:
         ConstraintParams(iterations=2.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="params must be a ConstraintParams"):
         ConstraintSolver(params=3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("ratio", [0.6, 0.8])
+def test_archimedes_for_a_small_ball(ratio: float) -> None:
+    """A ball of radius 15 let down onto a pool 120 deep. With its solids 0.75 ``r_L`` inside
+    its surface (SRD's), the fluid rested ~0.13 ``r_L`` further off it than Archimedes needs and
+    it rode high: -0.060 / -0.068; at the solver's ``solid_inset`` 0.875, -0.028 / -0.026."""
+    w = World(400.0, 220.0, solver="constraint")
+    w.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
+    e = w.add_ball((170.0, 137.0), 15.0, density=ratio)
+    fr = []
+    for i in range(540):
+        w.step()
+        if i >= 360 and i % 3 == 0:
+            x0, _, x1, _ = w.coupler.body_box[0]
+            fr.append(B.submerged_fraction(e, B.surface_beside(w, x0, x1)))
+    assert abs(np.mean(fr) - ratio) < 0.05, np.mean(fr)
+
+
+def test_the_solids_sit_where_the_solver_wants_them() -> None:
+    """The coupler puts a body's solid particles ``solid_inset`` inside its surface: the
+    solver's (0.75 ``r_L`` for SRD, 0.875 for this one), again when the solver is switched on a
+    running world, or ``CouplingParams.solid_inset`` if set."""
+    w = World(240.0, 160.0)
+    ball = w.add_ball((120.0, 80.0), 20.0, density=0.5)
+    r_l = w.fluid.r_l
+
+    def inset() -> float:
+        nw = w.coupler._n_wall
+        d = np.hypot(*(w.fluid.solid_pos[nw:] - tuple(ball.body.position)).T)
+        return float(20.0 - d.mean())
+
+    for solver, want in (("srd", 0.75), ("constraint", 0.875), ("srd", 0.75)):
+        w.set_solver(solver)
+        w.step()
+        assert inset() == pytest.approx(want * r_l, abs=0.01), solver
+    w = World(240.0, 160.0, solver="constraint", coupling=CouplingParams(solid_inset=0.75))
+    ball = w.add_ball((120.0, 80.0), 20.0, density=0.5)
+    w.step()
+    assert inset() == pytest.approx(0.75 * r_l, abs=0.01)

@@ -72,10 +72,12 @@ class CouplingParams:
             (``-rho grad`` per unit area); keeps momentum exchange equal and opposite when a body
             moves through the fluid.
         solid_inset: How far inside the surface the solid particles sit, as a fraction of
-            ``r_L`` (capped at the shape's inradius). Fluid then rests against the true
-            surface: solids on the surface leave a gap of ~r_L/2 around a body that the cell
-            pressure sees as a low-density ring, and the fluid keeps falling in and bouncing
-            out (measured: twice the kinetic energy of a calm pool with a box in it).
+            ``r_L`` (capped at the shape's inradius); ``None``: the fluid solver's
+            (``solid_inset`` of the solver, 0.75 if it has none; the constraint solver
+            0.875). Fluid then rests against the true surface: solids on the surface leave a
+            gap of ~r_L/2 around a body that the cell pressure sees as a low-density ring, and
+            the fluid keeps falling in and bouncing out (measured: twice the kinetic energy of
+            a calm pool with a box in it).
         interior_spacing: Body-local grid spacing of the interior (volume) samples, as a fraction
             of ``a0``.
         level_columns: Width, in cells, of the band on each side of a body where the water
@@ -91,7 +93,7 @@ class CouplingParams:
     drag: float = 6.0
     pressure_push: bool = True
     interior_spacing: float = 0.25
-    solid_inset: float = 0.75
+    solid_inset: float | None = None
     level_columns: int = 4
     containment_eps: float = 0.02
     fluid_density: float | None = None
@@ -99,6 +101,8 @@ class CouplingParams:
     def __post_init__(self) -> None:
         for name in ("drag", "interior_spacing", "containment_eps", "solid_inset"):
             v = getattr(self, name)
+            if v is None and name == "solid_inset":
+                continue
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
                 raise TypeError(f"CouplingParams.{name} must be a finite number, got {v!r}")
             if v < 0 or (name == "interior_spacing" and v <= 0):
@@ -141,6 +145,9 @@ _CONTAIN_ROUNDS = 3
 #: not touched.
 MASS_FLOOR = 0.25
 
+#: How far inside a surface the solid particles sit, in ``r_L``, for a solver that names no
+#: ``solid_inset`` of its own (SRD, ddr); ``CouplingParams.solid_inset`` overrides it.
+DEFAULT_SOLID_INSET = 0.75
 #: From this many bodies the exchange sums each body's samples in parallel (same results).
 PARALLEL_BODIES = 8
 
@@ -210,11 +217,29 @@ class Coupler(BodyIO):
         if shape in self._records:
             return
         g = geometry_of(shape)
-        outline = outline_points(g, self.spacing_outline, self.params.solid_inset * self.fluid.r_l)
+        outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l)
         interior, area = interior_points(g, self.spacing_interior)
         surface = surface_quadrature(g, self.spacing_interior)
         self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface,
                                             outline_normals(g, outline))
+        self._dirty = True
+
+    @property
+    def solid_inset(self) -> float:
+        """How far inside the surface the solid particles sit, in ``r_L``:
+        ``CouplingParams.solid_inset``, or the fluid solver's if that is ``None``."""
+        if self.params.solid_inset is not None:
+            return float(self.params.solid_inset)
+        return float(getattr(self.fluid.solver, "solid_inset", DEFAULT_SOLID_INSET))
+
+    def solver_changed(self) -> None:
+        """Place the solid particles again for the fluid's solver (its ``solid_inset``):
+        :meth:`World.set_solver <fluidworld.World.set_solver>` calls this."""
+        inset = self.solid_inset * self.fluid.r_l
+        for shape, r in list(self._records.items()):
+            outline = outline_points(r.geometry, self.spacing_outline, inset)
+            self._records[shape] = _ShapeRecord(shape, r.geometry, outline, r.interior, r.area,
+                                                r.surface, outline_normals(r.geometry, outline))
         self._dirty = True
 
     def remove_shape(self, shape: pymunk.Shape) -> None:
@@ -367,7 +392,7 @@ class Coupler(BodyIO):
         keeps them on it)."""
         if g.radius <= 0.0 and g.kind in (CIRCLE, CAPSULE):
             return 0.0
-        return min(max(self.params.solid_inset * self.fluid.r_l, 0.0), max_inset(g))
+        return min(max(self.solid_inset * self.fluid.r_l, 0.0), max_inset(g))
 
     def _group_scratch(self) -> None:
         """The stages' scratch groups (see :func:`.kernels.exchange_impulses` and

@@ -57,10 +57,10 @@ MAX_CORRECTION = 0.2
 #: A particle's impulse per unit depth below its column's top, in ``m g h / r_L`` (measured:
 #: a 100-deep pool solved to convergence from rest had 0.107 m g h per unit depth, r_L 4.8).
 HYDROSTATIC = 0.5
-#: How far inside a surface the solid rows lie, in particle spacings: the coupler sets the
-#: bodies' 0.75 spacings in (``CouplingParams.solid_inset``); the box walls' solids, which lie
-#: on the edge, are moved out as far. A particle that reached a row of solids would be held
-#: on it: its neighbours all on one side, its own pressure pushes it into the wall.
+#: How far inside a surface the solid rows lie, in particle spacings: the box walls' solids,
+#: which lie on the edge, are moved out this far (the coupler sets the bodies' rows
+#: :attr:`ConstraintSolver.solid_inset` in). A particle that reached a row of solids would be
+#: held on it: its neighbours all on one side, its own pressure pushes it into the wall.
 SOLID_INSET = 0.75
 #: Where a fluid particle rests from a row of solids, in particle spacings: the inset plus the
 #: distance of a fill's bottom row from its edge (0.43).
@@ -129,6 +129,13 @@ class ConstraintSolver:
     """
 
     name = "constraint"
+    #: How far inside a body's surface its solid particles sit, in ``r_L`` (the coupler reads
+    #: it; ``CouplingParams.solid_inset`` overrides it). At SRD's 0.75 the fluid rested 0.45
+    #: ``r_L`` off the surface (:data:`SOLID_DISTANCE` from the rows) and floating bodies rode
+    #: high by a ~0.13 ``r_L`` layer along their wetted outline (a ball of radius 15 at 0.8x
+    #: -0.068; mean -0.024 over boxes 40-80 wide and balls of radius 15-32 at 0.4-0.8); at
+    #: 0.875 those came within -0.028..+0.016, at 1.0 +0.039 on average.
+    solid_inset = 0.875
     stages: tuple[str, ...] = ("viscosity", "constraint_setup", "constraint_solve", "advect")
     #: The bodies' solids are neighbours inside the solve: their impulses are the whole
     #: pressure on a body (the coupler adds no buoyancy or pressure push of its own).
