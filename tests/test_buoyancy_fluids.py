@@ -12,7 +12,7 @@ import pytest
 from fluidworld.coupling import CouplingParams
 from fluidworld.fidelity import buoyancy as B
 from fluidworld.fluid import FluidParams
-from fluidworld.world import BodyHandle, World
+from fluidworld.world import World
 
 # Known failure: in the default honey (nu ~25,000 units^2/s, 14x water's) a body of 1.1x does not
 # get under within 8 s. Measured over 40 s: the ball creeps down at ~0.7 units/s (bottom 61.6 at
@@ -48,18 +48,6 @@ def test_archimedes_in_each_fluid(material: str, kind: str, ratio: float) -> Non
     assert math.isfinite(res.max_speed)
 
 
-def _mean_fraction(w: World, e: BodyHandle, steps: int, start: int) -> float:
-    """Run ``steps`` steps; the mean submerged fraction of the world's only body ``e`` from step
-    ``start`` on (every third step, against the surface measured beside it)."""
-    fr = []
-    for i in range(steps):
-        w.step()
-        if i >= start and i % 3 == 0:
-            x0, _, x1, _ = w.coupler.body_box[0]
-            fr.append(B.submerged_fraction(e, B.surface_beside(w, x0, x1)))
-    return float(np.mean(fr))
-
-
 @pytest.mark.parametrize(("shape", "ratio"), [("box", 0.8), ("ball", 0.6)])
 def test_archimedes_in_honey_whatever_the_pool_depth(shape: str, ratio: float) -> None:
     """Honey 120 deep (its top row of pressure cells partly filled, where 100 fills it): a box
@@ -74,7 +62,7 @@ def test_archimedes_in_honey_whatever_the_pool_depth(shape: str, ratio: float) -
         e = w.add_box((170.0, 141.0), (40.0, 40.0), density=rho)
     else:
         e = w.add_ball((170.0, 136.0), 15.0, density=rho)
-    f = _mean_fraction(w, e, 720, 480)
+    f = B.mean_fraction(w, e, 720, 480)
     assert abs(f - ratio) <= 0.05, f"submerged fraction {f:.3f}"
 
 
@@ -106,7 +94,7 @@ def test_fixed_fluid_density_overrides_the_local_one() -> None:
               coupling=CouplingParams(fluid_density=1.0))
     w.add_fluid_rect(0.0, 0.0, 320.0, 100.0, material="oil")
     e = w.add_box((160.0, 113.0), (72.0, 24.0), density=0.5)
-    f = _mean_fraction(w, e, 420, 240)
+    f = B.mean_fraction(w, e, 420, 240)
     assert np.all(w.coupler.density_profile == 1.0)
     assert abs(f - 0.5) <= 0.05
 

@@ -180,13 +180,7 @@ def floating(kind: str, density: float, steps: int = 420) -> tuple[float, World]
     for _ in range(60):
         w.step()
     e = B.add_body(w, kind, 160.0, B.surface_beside(w, 100.0, 220.0) + 1.0, density)
-    fr = []
-    for i in range(steps):
-        w.step()
-        if i >= steps - 120 and i % 3 == 0:
-            x0, _, x1, _ = w.coupler.body_box[w.coupler.body_index(e.body)]
-            fr.append(B.submerged_fraction(e, B.surface_beside(w, x0, x1)))
-    return float(np.mean(fr)), w
+    return B.mean_fraction(w, e, steps, steps - 120), w
 
 
 @pytest.mark.parametrize("kind", ["box", "ball"])
@@ -214,13 +208,8 @@ def test_archimedes_whatever_the_size(shape: str, ratio: float) -> None:
         e = w.add_box((170.0, 122.0 + a / 2), (a, a), density=ratio)
     else:
         e = w.add_ball((170.0, 122.0 + a), a, density=ratio)
-    fr = []
-    for i in range(540):
-        w.step()
-        if i >= 360 and i % 3 == 0:
-            x0, _, x1, _ = w.coupler.body_box[0]
-            fr.append(B.submerged_fraction(e, B.surface_beside(w, x0, x1)))
-    assert abs(np.mean(fr) - ratio) < 0.05, np.mean(fr)
+    f = B.mean_fraction(w, e, 540, 360)
+    assert abs(f - ratio) < 0.05, f
 
 
 @pytest.mark.xfail(strict=True, reason="the linear viscosity (sigma 200/s: h sigma (1 - q) clamps "

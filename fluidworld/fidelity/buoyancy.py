@@ -32,6 +32,7 @@ __all__ = [
     "add_body",
     "surface_beside",
     "submerged_fraction",
+    "mean_fraction",
     "float_fraction",
     "calm_motion",
     "fill",
@@ -135,6 +136,18 @@ def submerged_area(e: BodyHandle, level: float) -> float:
 def submerged_fraction(e: BodyHandle, level: float) -> float:
     """Geometric fraction of a ball or a polygon below ``level``."""
     return submerged_area(e, level) / e.shape.area
+
+
+def mean_fraction(world: World, e: BodyHandle, steps: int, start: int) -> float:
+    """Run ``steps`` steps; the mean submerged fraction of ``e`` from step ``start`` on (every
+    third step, against the surface measured beside it)."""
+    fr = []
+    for i in range(steps):
+        world.step()
+        if i >= start and i % 3 == 0:
+            x0, _, x1, _ = world.coupler.body_box[world.coupler.body_index(e.body)]
+            fr.append(submerged_fraction(e, surface_beside(world, x0, x1)))
+    return float(np.mean(fr))
 
 
 def _draft(kind: str, fraction: float, size: float = 1.0) -> float:
