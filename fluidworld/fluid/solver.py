@@ -68,7 +68,9 @@ class Solver(Protocol):
     # Optional (not protocol members, so that a solver without them still is one):
     # ``contacts_carry_pressure: bool``, whether ``fluid.solid_impulse`` carries the fluid's
     # whole pressure on the bodies (the coupler reads it with ``getattr``, False if absent);
-    # ``rest_fill: float``, the number density its fluid rests at (1 if absent).
+    # ``rest_fill: float``, the number density its fluid rests at (1 if absent);
+    # ``solid_inset: float``, how far inside a body's surface the coupler puts its solid
+    # particles, in ``r_L`` (0.75 if absent; ``CouplingParams.solid_inset`` overrides it).
 
     def attach(self, fluid: FluidSystem) -> None:
         """Bind to ``fluid`` and allocate scratch for its grids and capacity (called again if
