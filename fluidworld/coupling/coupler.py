@@ -217,12 +217,17 @@ class Coupler(BodyIO):
         if shape in self._records:
             return
         g = geometry_of(shape)
-        outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l)
         interior, area = interior_points(g, self.spacing_interior)
         surface = surface_quadrature(g, self.spacing_interior)
-        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface,
-                                            outline_normals(g, outline))
+        outline, normals = self._outline(g)
+        self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface, normals)
         self._dirty = True
+
+    def _outline(self, g: ShapeGeometry) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """A shape's solid particles (body frame, :attr:`solid_inset` inside) and their
+        normals."""
+        outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l)
+        return outline, outline_normals(g, outline)
 
     @property
     def solid_inset(self) -> float:
@@ -235,11 +240,8 @@ class Coupler(BodyIO):
     def solver_changed(self) -> None:
         """Place the solid particles again for the fluid's solver (its ``solid_inset``):
         :meth:`World.set_solver <fluidworld.World.set_solver>` calls this."""
-        inset = self.solid_inset * self.fluid.r_l
-        for shape, r in list(self._records.items()):
-            outline = outline_points(r.geometry, self.spacing_outline, inset)
-            self._records[shape] = _ShapeRecord(shape, r.geometry, outline, r.interior, r.area,
-                                                r.surface, outline_normals(r.geometry, outline))
+        for r in self._records.values():
+            r.outline, r.normals = self._outline(r.geometry)
         self._dirty = True
 
     def remove_shape(self, shape: pymunk.Shape) -> None:

@@ -42,7 +42,8 @@ class ParticleStore(SpringStore):
         #: ``r_L`` lattice's (:meth:`set_rest_fill`; 1 for SRD).
         self.rest_fill = 1.0
         # mass of a particle of each material: its density times the particle's rest area
-        self._mass = np.array([m.density * params.particle_area for m in materials])
+        self._mass = np.zeros(len(materials))
+        self.set_rest_fill(1.0)
         self._init_springs()
         self._reserve(1024)
 
