@@ -95,15 +95,10 @@ class DDRParams:
     rest_fill: float = 0.9
 
     def __post_init__(self) -> None:
-        r = _finite("DDRParams.radius", self.radius)
-        if not 1.5 <= r <= 4.0:
-            raise ValueError(f"DDRParams.radius must be in [1.5, 4] spacings, got {r}")
-        k = _finite("DDRParams.stiffness", self.stiffness)
-        if not 0.0 < k <= 1.0:
-            raise ValueError(f"DDRParams.stiffness must be in (0, 1], got {k}")
-        kn = _finite("DDRParams.near_stiffness", self.near_stiffness)
-        if not 0.0 <= kn <= 2.0:
-            raise ValueError(f"DDRParams.near_stiffness must be in [0, 2], got {kn}")
+        for name, (lo, hi, shown) in _RANGES.items():
+            v = _finite(f"DDRParams.{name}", getattr(self, name))
+            if not (lo < v if shown[0] == "(" else lo <= v) or v > hi:
+                raise ValueError(f"DDRParams.{name} must be in {shown}, got {v}")
         for name in ("viscosity_linear", "viscosity_quadratic"):
             v = _finite(f"DDRParams.{name}", getattr(self, name))
             if v < 0.0:
@@ -112,15 +107,18 @@ class DDRParams:
             raise ValueError(f"DDRParams.kernel must be one of {KERNELS}, got {self.kernel!r}")
         if not isinstance(self.passes, int) or not 1 <= self.passes <= 16:
             raise ValueError(f"DDRParams.passes must be an int in [1, 16], got {self.passes!r}")
-        a = _finite("DDRParams.anti_stick", self.anti_stick)
-        if not 0.0 <= a <= 0.5:
-            raise ValueError(f"DDRParams.anti_stick must be in [0, 0.5], got {a}")
-        wt = _finite("DDRParams.wetting", self.wetting)
-        if not 0.0 <= wt <= 1.0:
-            raise ValueError(f"DDRParams.wetting must be in [0, 1], got {wt}")
-        rf = _finite("DDRParams.rest_fill", self.rest_fill)
-        if not 0.5 < rf <= 1.0:
-            raise ValueError(f"DDRParams.rest_fill must be in (0.5, 1], got {rf}")
+
+
+#: :class:`DDRParams`' bounded float knobs: ``(low, high, the interval as the error shows it)``;
+#: a ``(`` excludes the low end.
+_RANGES = {
+    "radius": (1.5, 4.0, "[1.5, 4] spacings"),
+    "stiffness": (0.0, 1.0, "(0, 1]"),
+    "near_stiffness": (0.0, 2.0, "[0, 2]"),
+    "anti_stick": (0.0, 0.5, "[0, 0.5]"),
+    "wetting": (0.0, 1.0, "[0, 1]"),
+    "rest_fill": (0.5, 1.0, "(0.5, 1]"),
+}
 
 
 class DDRSolver:
