@@ -1,0 +1,122 @@
+"""Rest and stability: how a square log floats, and how still a pool at rest stays.
+
+Scenes (game preset, built from the public :class:`~fluidworld.World` API):
+
+* ``square log`` -- a square box of density ``d`` (water 1) set at its draft, tilted by 5
+  degrees, the pool (110 deep) filled around it; after 10-15 s, the angle at which it floats,
+  folded into [0, 45] degrees. Theory (:func:`square_log_theory`): a floating body rests where
+  its centre of buoyancy stands highest above its centre of mass, which for a square is flat
+  (0) below ``d = (3 - sqrt 3) / 6 = 0.211`` and above ``1 - 0.211``, corner down (45) from
+  ~0.28 to ~0.72, tilted in between. The righting torque is the buoyancy's alone (the
+  pressure on the submerged surface), so this checks its moment, not only its force.
+* ``at rest`` -- a pool of water at rest: the mean particle speed over the 5th-10th second
+  against ``sqrt(g d)`` (issue 14's bound: under 1 %), at several depths.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..world import World
+from . import Row
+
+__all__ = ["rows", "square_log_angle", "square_log_theory", "rest_speed"]
+
+#: The square log's tilt at the start (degrees): off the flat and off the diagonal.
+TILT = 5.0
+
+
+def _below(poly: np.ndarray, c: float) -> np.ndarray:
+    """The part of a convex polygon below the line ``y = c``."""
+    out = []
+    for i in range(len(poly)):
+        p, q = poly[i], poly[(i + 1) % len(poly)]
+        if p[1] <= c:
+            out.append(p)
+        if (p[1] <= c) != (q[1] <= c):
+            out.append(p + (c - p[1]) / (q[1] - p[1]) * (q - p))
+    return np.array(out)
+
+
+def _area_height(poly: np.ndarray) -> tuple[float, float]:
+    """Area and centroid height of a polygon (counter-clockwise)."""
+    x, y = poly[:, 0], poly[:, 1]
+    x1, y1 = np.roll(x, -1), np.roll(y, -1)
+    cross = x * y1 - x1 * y
+    area = float(cross.sum()) / 2.0
+    return area, float((y + y1) @ cross) / (6.0 * area)
+
+
+def _buoyancy_height(theta: float, density: float) -> float:
+    """Height of the centre of buoyancy above the centre of a unit square turned by ``theta``
+    and floating at ``density`` (the waterline set so that ``density`` of it is under)."""
+    c, s = math.cos(theta), math.sin(theta)
+    square = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    poly = square @ np.array([[c, s], [-s, c]])
+    lo, hi = float(poly[:, 1].min()), float(poly[:, 1].max())
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _area_height(_below(poly, mid))[0] < density else (lo, mid)
+    return _area_height(_below(poly, 0.5 * (lo + hi)))[1]
+
+
+def square_log_theory(density: float, steps: int = 451) -> float:
+    """The angle (degrees, in [0, 45]) at which a square log of ``density`` (in (0, 1)) floats:
+    where its centre of buoyancy stands highest above its centre of mass."""
+    if not 0.0 < density < 1.0:
+        raise ValueError(f"density must be in (0, 1), got {density!r}")
+    thetas = np.radians(np.linspace(0.0, 45.0, steps))
+    heights = [_buoyancy_height(t, density) for t in thetas]
+    return float(np.degrees(thetas[int(np.argmax(heights))]))
+
+
+def square_log_angle(density: float, side: float = 40.0, seconds: float = 15.0,
+                     average: float = 5.0) -> float:
+    """The angle (degrees, folded into [0, 45]) at which a square box of ``density`` floats in
+    a pool 110 deep, started at its draft tilted by :data:`TILT` degrees; averaged over the
+    last ``average`` seconds."""
+    width, depth = 320.0, 110.0
+    w = World(width, 260.0)
+    e = w.add_box((0.5 * width, depth - side * density + 0.5 * side), (side, side),
+                  density=density)
+    e.body.angle = math.radians(TILT)
+    w.add_fluid_rect(0.0, 0.0, width, depth)
+    n = int(round(seconds * 60))
+    angles = []
+    for i in range(n):
+        w.step()
+        if i >= n - int(round(average * 60)):
+            angles.append(math.degrees(e.body.angle))
+    a = float(np.mean(angles)) % 90.0
+    return min(a, 90.0 - a)
+
+
+def rest_speed(depth: float, width: float = 300.0, solver: str = "srd") -> float:
+    """Mean particle speed over ``sqrt(g depth)`` in a pool of water ``depth`` deep at rest,
+    averaged over its 5th-10th second."""
+    w = World(width, max(3.0 * depth, 200.0), solver=solver)
+    w.add_fluid_rect(0.0, 0.0, width, depth)
+    speeds = []
+    for i in range(600):
+        w.step()
+        if i >= 300:
+            speeds.append(float(np.linalg.norm(w.fluid.velocities, axis=1).mean()))
+    g = math.hypot(*w.fluid.params.gravity)
+    return float(np.mean(speeds)) / math.sqrt(g * depth)
+
+
+def rows(quick: bool) -> list[Row]:
+    """The stability table (``quick``: the log at 0.5 only, the pool 50 deep only)."""
+    out: list[Row] = []
+    for d in (0.5,) if quick else (0.15, 0.3, 0.5, 0.85):
+        theory = square_log_theory(d)
+        angle = square_log_angle(d)
+        out.append(Row("stability", f"square log {d:g}, 40 x 40: angle afloat (deg)", angle,
+                       f"{theory:.0f} +- 10", abs(angle - theory) <= 10.0))
+    for depth in (50.0,) if quick else (50.0, 100.0):
+        r = rest_speed(depth)
+        out.append(Row("stability", f"water at rest {depth:g} deep: mean speed / sqrt(g d)", r,
+                       "< 0.01", r < 0.01))
+    return out
