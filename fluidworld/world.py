@@ -150,6 +150,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         #: Whether each step copies the Space's gravity into the fluid's parameters (a World on
         #: your Space made without ``params``).
         self.gravity_from_space = space is not None and params is None
+        self._warned_gravity = False  # told once that bodies get no buoyancy (gravity not -y)
         if params is None:
             params = FluidParams.game(width, height)
             if space is not None:
@@ -330,6 +331,22 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
             g = _gravity_of(self.space)
             if g != self.fluid.params.gravity:
                 self.fluid.params = dataclasses.replace(self.fluid.params, gravity=g)
+
+    def _warn_if_no_buoyancy(self) -> None:
+        """Warn once when bodies are coupled but gravity does not point along -y: water levels
+        are heights along +y, so such a world gives its bodies no buoyancy (a y-down Space, as
+        pygame users set it up, sank a box of 0.6 without a word)."""
+        gx, gy = self.fluid.params.gravity
+        if gy < 0.0 or (gx == 0.0 and gy == 0.0) or getattr(self, "_warned_gravity", False):
+            return
+        if not len(self.coupler.bodies):
+            return
+        self._warned_gravity = True
+        warnings.warn(
+            f"gravity is ({gx:g}, {gy:g}): floating bodies get no buoyancy. fluidworld works in "
+            f"y-up coordinates (as arcade does) and measures water levels upward along +y, so "
+            f"it needs gravity along -y, e.g. space.gravity = (0, -900)", RuntimeWarning,
+            stacklevel=3)
 
     # ------------------------------------------------------------------ saving
     def snapshot(self) -> bytes:

@@ -3,6 +3,8 @@ water, and nothing is added to it unasked."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pymunk
 import pytest
@@ -81,6 +83,37 @@ def test_the_spaces_gravity_drives_the_water(gravity: tuple[float, float]) -> No
     space.gravity = (0.0, 0.0)
     world.step()
     assert world.fluid.params.gravity == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("gravity", [(0.0, 900.0), (600.0, 0.0)])
+def test_a_body_in_a_world_whose_gravity_is_not_down_y_warns_once(
+        gravity: tuple[float, float]) -> None:
+    """Water levels are heights along +y: a y-down Space (pygame style) or sideways gravity
+    gives bodies no buoyancy, and the World says so at the first step, once."""
+    space = pymunk.Space()
+    space.gravity = gravity
+    world = World(400, 300, space=space, bounds=True)
+    world.add_fluid_rect(0, 200, 400, 300)
+    world.step()  # no body yet: nothing to say
+    world.add_box((200, 190), (40, 20), density=0.6)
+    with pytest.warns(RuntimeWarning, match=r"no buoyancy.*gravity along -y") as caught:
+        world.step()
+    assert caught[0].filename == __file__  # points at the caller's step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        world.step()
+
+
+@pytest.mark.parametrize("gravity", [(0.0, -900.0), (0.0, 0.0), (300.0, -900.0)])
+def test_a_body_under_downward_or_no_gravity_does_not_warn(gravity: tuple[float, float]) -> None:
+    space = pymunk.Space()
+    space.gravity = gravity
+    world = World(400, 300, space=space, bounds=True)
+    world.add_fluid_rect(0, 0, 400, 100)
+    world.add_box((200, 110), (40, 20), density=0.6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        world.step()
 
 
 def test_no_walls_are_added_to_the_users_space_unless_asked() -> None:
