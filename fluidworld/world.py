@@ -334,18 +334,22 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
 
     def _warn_if_no_buoyancy(self) -> None:
         """Warn once when bodies are coupled but gravity does not point along -y: water levels
-        are heights along +y, so such a world gives its bodies no buoyancy (a y-down Space, as
-        pygame users set it up, sank a box of 0.6 without a word)."""
+        are heights along +y, so the coupler gives such bodies no buoyancy (a y-down Space, as
+        pygame users set it up, sank a box of 0.6 without a word). Solvers whose contacts carry
+        the pressure (``ddr``, ``constraint``) float bodies in any direction: no warning."""
         gx, gy = self.fluid.params.gravity
         if gy < 0.0 or (gx == 0.0 and gy == 0.0) or getattr(self, "_warned_gravity", False):
             return
-        if not len(self.coupler.bodies):
+        if (not len(self.coupler.bodies)
+                or getattr(self.fluid.solver, "contacts_carry_pressure", False)):
             return
         self._warned_gravity = True
         warnings.warn(
             f"gravity is ({gx:g}, {gy:g}): floating bodies get no buoyancy. fluidworld works in "
             f"y-up coordinates (as arcade does) and measures water levels upward along +y, so "
-            f"it needs gravity along -y, e.g. space.gravity = (0, -900)", RuntimeWarning,
+            f"the {self.solver!r} solver needs gravity along -y, e.g. space.gravity = "
+            f"(0, -900) (solver='ddr' or 'constraint' float bodies by their contacts in any "
+            f"direction)", RuntimeWarning,
             stacklevel=3)
 
     # ------------------------------------------------------------------ saving
