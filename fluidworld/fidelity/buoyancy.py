@@ -39,6 +39,7 @@ __all__ = [
     "displacement_ratio",
     "FloatResult",
     "paper_wall_drop",
+    "polygon_below",
 ]
 
 DEPTH = 100.0
@@ -107,7 +108,8 @@ def surface_beside(world: World, x0: float, x1: float, near: float = 5.0,
     return float(np.mean(tops)) + world.fluid.r_l * math.sqrt(3.0) / 4.0
 
 
-def _polygon_area_below(pts: np.ndarray, level: float) -> float:
+def polygon_below(pts: np.ndarray, level: float) -> np.ndarray:
+    """The part of a convex polygon (vertices in order) below the line ``y = level``."""
     out = []
     for i in range(len(pts)):
         p, q = pts[i], pts[(i + 1) % len(pts)]
@@ -115,9 +117,13 @@ def _polygon_area_below(pts: np.ndarray, level: float) -> float:
             out.append(p)
         if (p[1] < level) != (q[1] < level):
             out.append(p + (level - p[1]) / (q[1] - p[1]) * (q - p))
-    if len(out) < 3:
+    return np.array(out).reshape(-1, 2)
+
+
+def _polygon_area_below(pts: np.ndarray, level: float) -> float:
+    o = polygon_below(pts, level)
+    if len(o) < 3:
         return 0.0
-    o = np.array(out)
     return 0.5 * abs(float(np.dot(o[:, 0], np.roll(o[:, 1], -1))
                            - np.dot(np.roll(o[:, 0], -1), o[:, 1])))
 

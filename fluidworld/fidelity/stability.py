@@ -21,23 +21,12 @@ import numpy as np
 
 from ..world import World
 from . import Row
+from .buoyancy import polygon_below
 
 __all__ = ["rows", "square_log_angle", "square_log_theory", "rest_speed"]
 
 #: The square log's tilt at the start (degrees): off the flat and off the diagonal.
 TILT = 5.0
-
-
-def _below(poly: np.ndarray, c: float) -> np.ndarray:
-    """The part of a convex polygon below the line ``y = c``."""
-    out = []
-    for i in range(len(poly)):
-        p, q = poly[i], poly[(i + 1) % len(poly)]
-        if p[1] <= c:
-            out.append(p)
-        if (p[1] <= c) != (q[1] <= c):
-            out.append(p + (c - p[1]) / (q[1] - p[1]) * (q - p))
-    return np.array(out)
 
 
 def _area_height(poly: np.ndarray) -> tuple[float, float]:
@@ -58,8 +47,8 @@ def _buoyancy_height(theta: float, density: float) -> float:
     lo, hi = float(poly[:, 1].min()), float(poly[:, 1].max())
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _area_height(_below(poly, mid))[0] < density else (lo, mid)
-    return _area_height(_below(poly, 0.5 * (lo + hi)))[1]
+        lo, hi = (mid, hi) if _area_height(polygon_below(poly, mid))[0] < density else (lo, mid)
+    return _area_height(polygon_below(poly, 0.5 * (lo + hi)))[1]
 
 
 def square_log_theory(density: float, steps: int = 451) -> float:
