@@ -335,13 +335,12 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
     def _warn_if_no_buoyancy(self) -> None:
         """Warn once when bodies are coupled but gravity does not point along -y: water levels
         are heights along +y, so the coupler gives such bodies no buoyancy (a y-down Space, as
-        pygame users set it up, sank a box of 0.6 without a word). Solvers whose contacts carry
-        the pressure (``ddr``, ``constraint``) float bodies in any direction: no warning."""
+        pygame users set it up, sank a box of 0.6 without a word). Not where the coupler adds
+        no buoyancy anyway (:meth:`Coupler.adds_buoyancy`): solvers whose contacts carry the
+        pressure (``ddr``, ``constraint``) float bodies in any direction."""
         gx, gy = self.fluid.params.gravity
-        if gy < 0.0 or (gx == 0.0 and gy == 0.0) or getattr(self, "_warned_gravity", False):
-            return
-        if (not len(self.coupler.bodies)
-                or getattr(self.fluid.solver, "contacts_carry_pressure", False)):
+        if (gy < 0.0 or (gx == 0.0 and gy == 0.0) or getattr(self, "_warned_gravity", False)
+                or not len(self.coupler.bodies) or not self.coupler.adds_buoyancy()):
             return
         self._warned_gravity = True
         warnings.warn(

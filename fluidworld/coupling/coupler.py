@@ -449,6 +449,12 @@ class Coupler(BodyIO):
         K.sync_geometry(self._bodies, self._outline_group(), self._interior, self._shapes,
                         self._cells_group(), params)
 
+    def adds_buoyancy(self) -> bool:
+        """Whether the exchange adds buoyancy of its own: ``params.buoyancy`` is on and the
+        solver's contacts do not carry the pressure (it acts under gravity along -y only)."""
+        return bool(self.params.buoyancy
+                    and not getattr(self.fluid.solver, "contacts_carry_pressure", False))
+
     def _per_body(self) -> bool:
         """Whether the stages run their per-body (and per-sample) parts in parallel
         (:mod:`.per_body`): enough bodies to share and more than one thread. The results are
@@ -584,7 +590,7 @@ class Coupler(BodyIO):
             own and prm.pressure_push, self._kick[0], self._kick[1], measure,
             self._col_w, 0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
             # the pressure of the level's column acts along -y (the level is a height)
-            bool(own and prm.buoyancy and gy < 0.0), -gy * h, prm.drag * layer * h,
+            bool(self.adds_buoyancy() and gy < 0.0), -gy * h, prm.drag * layer * h,
             f.r_l, self.rho_fixed, self._per_body())
         # one kernel call for the whole stage, its arrays passed in groups (see .kernels)
         self._vmax = K.exchange_impulses(
