@@ -130,6 +130,31 @@ def test_no_walls_are_added_to_the_users_space_unless_asked() -> None:
     assert len(space.shapes) == 4
 
 
+@pytest.mark.parametrize("where", [(900.0, 300.0), (-300.0, 300.0), (200.0, -300.0)])
+def test_a_body_outside_the_waters_domain_feels_no_water(where: tuple[float, float]) -> None:
+    """A game's world is larger than its pool: a ball beside the fluid's domain (right, left)
+    or under its floor falls past the pool's level onto its own ledge. (Before, the water level
+    beside the domain's edge applied to it: it floated at the pool's level, 500 units away,
+    and under the floor the pool's whole weight pushed it up.)"""
+    space = pymunk.Space()
+    space.gravity = (0.0, -900.0)
+    world = World(400.0, 300.0, space=space, attach_static=False)
+    n = world.add_fluid_rect(0.0, 0.0, 400.0, 100.0)
+    x, y = where
+    ledge = y - 300.0
+    space.add(pymunk.Segment(space.static_body, (x - 100.0, ledge), (x + 100.0, ledge), 2.0))
+    body = pymunk.Body(1.0, 100.0)
+    body.position = where
+    ball = pymunk.Circle(body, 15.0)
+    ball.density = 0.5
+    space.add(body, ball)
+    world.attach(body)
+    for _ in range(180):
+        world.step()
+    assert abs(body.position.y - (ledge + 17.0)) < 1.0, body.position
+    assert world.fluid.count == n and world.check().ok
+
+
 @pytest.mark.parametrize("kind", ["tutorial ball", "thin plank", "point"])
 def test_a_games_light_body_falls_into_water_and_floats_without_blowing_up(kind: str) -> None:
     """Bodies a game makes with pymunk directly can be far lighter than the particles they

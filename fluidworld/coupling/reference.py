@@ -235,7 +235,8 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
     """``(n_bodies, 4)`` ``(x_left, level_left, x_right, level_right)``: over the columns wholly
     inside ``[x0 - far, x0 - near]`` (``[x1 + near, x1 + far]``) with a finite top whose cell
     has less than ``min_clean`` solid cover, the mean centre and the mean top plus
-    ``half_layer``; while neither side has any, ``far`` doubles (up to 4 times); else NaN."""
+    ``half_layer``; while neither side has any, ``far`` doubles (up to 4 times); else NaN.
+    NaN also for a body wholly beside the columns or below ``y = 0`` (outside the domain)."""
     ny, nx = solid_frac.shape
     cols = np.arange(len(tops))
     centre = (cols + 0.5) * col_w
@@ -244,8 +245,9 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
     cj = np.clip(np.floor(np.where(finite, tops, 0.0) / a0), 0, ny - 1).astype(np.int64)
     usable = finite & (solid_frac[cj, ci] < min_clean)
     out = np.full((len(body_box), 4), np.nan)
-    for b, (x0, _, x1, _) in enumerate(body_box):
-        for f in far * 2.0 ** np.arange(5 if np.isfinite([x0, x1]).all() else 0):
+    for b, (x0, _, x1, y1) in enumerate(body_box):
+        inside = x1 > 0.0 and x0 < len(tops) * col_w and y1 > 0.0
+        for f in far * 2.0 ** np.arange(5 if np.isfinite([x0, x1]).all() and inside else 0):
             for side, (lo, hi) in enumerate(((x0 - f, x0 - near), (x1 + near, x1 + f))):
                 sel = usable & (cols * col_w >= lo) & ((cols + 1) * col_w <= hi)
                 if sel.any():

@@ -136,7 +136,8 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
     columns between ``near`` and ``far`` from the body's bounding box whose top cell holds less
     than ``min_clean`` solid cover. Where neither side has such a column (bodies packed side
     by side), the band widens (x2, up to 4 times) before giving up with NaN.
-    ``out_level[b] = (x_left, level_left, x_right, level_right)``.
+    ``out_level[b] = (x_left, level_left, x_right, level_right)``. A body wholly outside the
+    columns (beside the domain) or below the domain's floor has no water: NaN.
     """
     ny, nx = solid_frac.shape
     ncol = tops.shape[0]
@@ -146,6 +147,8 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
         for c in range(4):
             out_level[b, c] = np.nan
         if math.isnan(x0) or math.isnan(x1):
+            continue
+        if x1 <= 0.0 or x0 >= ncol * col_w or body_box[b, 3] <= 0.0:
             continue
         f = far
         for _ in range(5):
