@@ -131,19 +131,18 @@ class _ShapeRecord:
 
 
 _EMPTY2 = np.zeros((0, 2))
-#: Rounds of re-testing a pushed particle against every shape (a push out of one shape can
-#: land in another); the walls are guarded after each round.
+#: Rounds of re-testing a pushed particle against every shape (a push can land in another).
 _CONTAIN_ROUNDS = 3
 #: The lightest a body answers to the fluid's impulses, as a share of a layer of water
 #: particles along its surface (``MASS_FLOOR x rho x perimeter x particle spacing``, the moment
-#: to match): the exchange is explicit, and a body much lighter than the particles it touches
-#: in a substep overshoots at every contact, more each time (pymunk's tutorial ball, mass 1
-#: and radius 14, dropped into water: an ``OverflowError`` within 300 steps; a 40-long segment
-#: of mass 2: NaN particles). A lighter body floats as deep as one of that mass would (a ball
-#: of radius 14 at least 0.16 of its area under). Bodies of the usual densities lie above it
-#: (a 40 x 40 crate's floor is 179, density 0.11; a ball's is density 2.24 / radius) and are
-#: not touched.
+#: to match): the exchange is explicit, and a much lighter body overshoots at every contact,
+#: more each time (pymunk's tutorial ball, mass 1, radius 14: ``OverflowError`` within 300
+#: steps). A lighter body floats as deep as one of the floor's mass (that ball: 0.16 of its
+#: area under). Usual densities lie above it (a 40 x 40 crate's floor is density 0.11).
 MASS_FLOOR = 0.25
+#: The floor of a shape without area (radius-0 segment or circle; no buoyancy to upset): under
+#: water a 40-long bare segment of mass 2 overflowed within 9 steps at ``MASS_FLOOR``, at 1 not.
+MASS_FLOOR_BARE = 1.0
 
 #: How far inside a surface the solid particles sit, in ``r_L``, for a solver that names no
 #: ``solid_inset`` of its own (SRD, ddr); ``CouplingParams.solid_inset`` overrides it.
@@ -384,7 +383,8 @@ class Coupler(BodyIO):
         p = self.fluid.params
         layer = MASS_FLOOR * float(self._rho_table[0]) * p.a0 / math.sqrt(p.gamma)
         for r, o in zip(recs, owner_of, strict=True):
-            m = layer * max(perimeter(r.geometry), math.pi * self.fluid.r_l)
+            share = MASS_FLOOR_BARE / MASS_FLOOR if float(r.area.sum()) <= 0.0 else 1.0
+            m = share * layer * max(perimeter(r.geometry), math.pi * self.fluid.r_l)
             self._floor_mass[o] += m
             self._floor_moment[o] += moment_for(r.geometry, m)
 
