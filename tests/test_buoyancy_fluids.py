@@ -163,3 +163,37 @@ def test_surface_quadrature_integrates_the_pressure_exactly() -> None:
             if isinstance(shape, pymunk.Circle):
                 assert abs(tau[0]) < 1e-9 * shape.area
             assert J[0, 0] == 0.0  # the net force is kept vertical
+
+
+@pytest.mark.parametrize(("shape", "density"), [("ball", 0.1), ("ball", 0.05), ("box", 0.05)])
+def test_a_body_lighter_than_its_mass_floor_floats_at_its_own_draft(shape: str,
+                                                                     density: float) -> None:
+    """A ball of radius 10 and a 40 x 40 crate lighter than their mass floor (``MASS_FLOOR``,
+    density 0.22 and 0.11) float within 0.05 of Archimedes. They answer to the fluid with the
+    floor's inertia and to gravity with their own weight; with the floor's weight too they had
+    floated as deep as the floor (the ball of 0.1 with 0.22 of its area under)."""
+    w = World(500.0, 300.0, params=FluidParams.game(500.0, 300.0))
+    w.add_fluid_rect(0.0, 0.0, 500.0, 120.0)
+    if shape == "ball":
+        e = w.add_ball((250.0, 132.0), 10.0, density=density)
+    else:
+        e = w.add_box((250.0, 142.0), (40.0, 40.0), density=density)
+    f = B.mean_fraction(w, e, 480, 300)
+    assert abs(f - density) <= 0.05, f"submerged fraction {f:.3f}"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_light_crate_let_go_under_water_rises_without_being_flung(seed: int) -> None:
+    """A 40 x 40 crate of 0.05 let go 40 under the surface: it rises and floats. It answers to
+    the fluid with at least a quarter of the water it displaces (``ADDED_MASS``): with only its
+    mass floor it rose at ~8 g and was flung until pymunk overflowed."""
+    w = World(500.0, 300.0, params=FluidParams.game(500.0, 300.0, seed=seed))
+    n = w.add_fluid_rect(0.0, 0.0, 500.0, 120.0)
+    e = w.add_box((250.0, 80.0), (40.0, 40.0), density=0.05)
+    fastest = 0.0
+    for _ in range(360):
+        w.step()
+        fastest = max(fastest, abs(e.body.velocity.x) + abs(e.body.velocity.y))
+    assert fastest < 500.0, fastest
+    assert 130.0 < e.body.position.y < 150.0, e.body.position  # afloat: ~139 at 0.05
+    assert w.fluid.count == n and w.check().ok

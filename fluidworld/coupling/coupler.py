@@ -137,8 +137,8 @@ _CONTAIN_ROUNDS = 3
 #: particles along its surface (``MASS_FLOOR x rho x perimeter x particle spacing``, the moment
 #: to match): the exchange is explicit, and a much lighter body overshoots at every contact,
 #: more each time (pymunk's tutorial ball, mass 1, radius 14: ``OverflowError`` within 300
-#: steps). A lighter body floats as deep as one of the floor's mass (that ball: 0.16 of its
-#: area under). Usual densities lie above it (a 40 x 40 crate's floor is density 0.11).
+#: steps). Its gravity is scaled to match while it is wet (``BodyIO._added_mass``), so it
+#: floats at its own draft. Usual densities lie above it (a 40 x 40 crate's is density 0.11).
 MASS_FLOOR = 0.25
 #: The floor of a shape without area (radius-0 segment or circle; no buoyancy to upset): under
 #: water a 40-long bare segment of mass 2 overflowed within 9 steps at ``MASS_FLOOR``, at 1 not.
@@ -452,8 +452,8 @@ class Coupler(BodyIO):
     def adds_buoyancy(self) -> bool:
         """Whether the exchange adds buoyancy of its own: ``params.buoyancy`` is on and the
         solver's contacts do not carry the pressure (it acts under gravity along -y only)."""
-        return bool(self.params.buoyancy
-                    and not getattr(self.fluid.solver, "contacts_carry_pressure", False))
+        return bool(self.params.buoyancy and not getattr(self.fluid.solver,
+                                                         "contacts_carry_pressure", False))
 
     def _per_body(self) -> bool:
         """Whether the stages run their per-body (and per-sample) parts in parallel
@@ -563,9 +563,8 @@ class Coupler(BodyIO):
 
         Args:
             h: The substep.
-            measure: Measure the water level beside each body again (one pass over the
-                particles); the World does it once per step, the surface moves little in a
-                substep.
+            measure: Measure the water level beside each body again (a pass over the
+                particles; the World does it once per step).
         """
         f = self.fluid
         nb = len(self.bodies)
@@ -597,4 +596,5 @@ class Coupler(BodyIO):
             self._fluid_group(), self._mats_group(), self._cells_group(), self._bins_group(),
             self._bodies, self._outline_group(), self._interior, self._surface, self._starts,
             self._exchange_scratch, params, self._vmax)
+        self._added_mass(J, self.submerged_area, float(self._rho_table[0]), f.params.gravity, h)
         self._apply(J, tau)
