@@ -225,6 +225,10 @@ def test_attaching_a_point_mass_without_a_moment_is_refused(in_space: bool) -> N
     body = pymunk.Body()
     point = pymunk.Circle(body, 0.0)
     point.mass = 2.0
+    if in_space and int(pymunk.version.split(".")[0]) >= 7:
+        with pytest.raises(AssertionError, match="moment"):  # pymunk 7 refuses it itself
+            world.space.add(body, point)
+        return
     if in_space:
         world.space.add(body, point)
     with pytest.raises(ValueError, match="moment"):
