@@ -225,12 +225,11 @@ def test_attaching_a_point_mass_without_a_moment_is_refused(in_space: bool) -> N
     body = pymunk.Body()
     point = pymunk.Circle(body, 0.0)
     point.mass = 2.0
-    if in_space and int(pymunk.version.split(".")[0]) >= 7:
-        with pytest.raises(AssertionError, match="moment"):  # pymunk 7 refuses it itself
-            world.space.add(body, point)
-        return
     if in_space:
         world.space.add(body, point)
     with pytest.raises(ValueError, match="moment"):
         world.attach(body)
+    if in_space:  # the game's own Space would fail with it (pymunk 7 asserts at its step)
+        world.space.remove(body, point)
     world.step()
+    assert world.check().ok
