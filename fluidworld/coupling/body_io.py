@@ -190,13 +190,14 @@ class BodyIO:
         own mass (added mass: a cylinder's is the fluid it displaces). The exchange is
         explicit, and a body much lighter than that overshoots at every contact, more each
         time. So the impulses of this substep move a body that touches the fluid with
-        ``m_eff = max(m, floor, rho * submerged area)`` (the floor: :data:`.coupler.MASS_FLOOR`);
-        ``(m - m_eff) g h`` added to ``J`` makes its velocity change ``(J + m g h) / m_eff`` in
-        all, so it still floats at its own Archimedes draft (``J = -m g h`` at rest), answering
-        to both with the added inertia: a light ball let go under water rises at most at ``g``.
-        Before, light bodies floated as deep as the floor's mass and rose at ~8 g (pymunk's
-        tutorial ball at 0.09-0.16 of its area under instead of 0.0016; a 40 x 40 crate of
-        0.05 let go under water overflowed). A body in the air moves with its own mass.
+        ``m_eff = max(m, floor, ADDED_MASS * rho * submerged area)`` (the floor:
+        :data:`.coupler.MASS_FLOOR`; ``rho``: water's); ``(m - m_eff) g h`` added to ``J`` makes
+        its velocity change ``(J + m g h) / m_eff`` in all, so it still floats at its own
+        Archimedes draft (``J = -m g h`` at rest), answering to both with the added inertia: a
+        light body let go under water rises at most at ``(1 / ADDED_MASS - 1) g``. Before,
+        light bodies floated as deep as the floor's mass and rose at ~8 g (pymunk's tutorial
+        ball at 0.09-0.16 of its area under instead of 0.0016; a 40 x 40 crate of 0.05 let go
+        under water overflowed). A body in the air moves with its own mass.
         """
         m = getattr(self, "_mass_real", None)
         if m is None or len(m) != len(J):
