@@ -195,7 +195,7 @@ def test_a_games_light_body_falls_into_water_and_floats_without_blowing_up(kind:
 
 
 @pytest.mark.parametrize("shape", ["segment", "point"])
-def test_a_body_without_area_released_deep_under_water_sinks_calmly(shape: str) -> None:
+def test_a_body_without_area_let_go_deep_under_water_stays_calm(shape: str) -> None:
     """A bare segment (radius 0, 40 long, mass 2) or a point let go 60 deep: fluid lies on both
     sides of its solid particles. At the floor of bodies with area (a quarter layer) the
     segment was flung to an overflowing velocity within 9 steps; at a full layer
