@@ -231,18 +231,16 @@ class BodyHelpers:
         if not all(math.isfinite(x) for x in (p.x, p.y, body.angle, v.x, v.y,
                                                body.angular_velocity)):
             raise ValueError("body_or_shape has a non-finite position, angle or velocity")
-        if body.body_type == pymunk.Body.DYNAMIC and body not in self.space.bodies:
+        if body.body_type == pymunk.Body.DYNAMIC:
+            added = body not in self.space.bodies  # pymunk sums its shapes' mass once added
             m = body.mass + sum(s.mass for s in shapes if s not in body.shapes)
-            if not m > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
+            if added and not m > 0 and not any(s.density > 0 or s.mass > 0 for s in shapes):
                 raise ValueError("body_or_shape is a dynamic body without mass or density")
-            if not body.moment > 0 and not sum(s.moment for s in shapes) > 0:
+            # pymunk turns a zero moment's spin NaN at the next step (0 torque x infinite 1/I),
+            # as a circle of radius 0 given a mass has
+            if not body.moment > 0 and not (added and sum(s.moment for s in shapes) > 0):
                 raise ValueError(
                     f"body_or_shape is a dynamic body with moment {body.moment!r}; it must be "
                     "> 0 (pymunk.moment_for_box/circle/poly, inf for no rotation) or come "
-                    "from its shapes' density")
-        elif body.body_type == pymunk.Body.DYNAMIC and not body.moment > 0:
-            # pymunk turns such a body's spin NaN at its next step (0 torque x infinite 1/I)
-            raise ValueError(
-                f"body_or_shape is a dynamic body with moment {body.moment!r} (a point mass: "
-                "a circle of radius 0 given a mass); set body.moment > 0 or inf")
+                    "from its shapes' density and size (a point mass has none)")
         return self._handle(body, shapes, kind, sprite, body not in self.space.bodies)
