@@ -84,6 +84,7 @@ class BodyHandle(Entity):
     size: tuple[float, float] = (0.0, 0.0)
     area: float = 0.0
     _owns_body: bool = False
+    _sensors: tuple[pymunk.Shape, ...] = ()  # the body's sensors that attach added to the Space
     in_water: bool = False
     _world: Any = field(default=None, repr=False)
 

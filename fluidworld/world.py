@@ -292,6 +292,9 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                     self.coupler.remove_shape(s)
                     if s in self.space.shapes:
                         self.space.remove(s)
+                for s in e._sensors:
+                    if s in self.space.shapes:
+                        self.space.remove(s)
                 b = e.body
                 if b.body_type != pymunk.Body.STATIC or b is not self.space.static_body:
                     self._body_refs[b] = self._body_refs.get(b, 1) - 1

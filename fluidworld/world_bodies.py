@@ -69,11 +69,12 @@ class BodyHelpers:
                     f"(check its position, size, radius, a/b or vertices)")
 
     def _handle(self, body: pymunk.Body, shapes: Sequence[pymunk.Shape], kind: str,
-                sprite: str | None, owns_body: bool) -> BodyHandle:
+                sprite: str | None, owns_body: bool,
+                sensors: Sequence[pymunk.Shape] = ()) -> BodyHandle:
         to_add: list[Any] = []
         if body is not self.space.static_body and body not in self.space.bodies:
             to_add.append(body)
-        to_add.extend(s for s in shapes if s not in self.space.shapes)
+        to_add.extend(s for s in (*shapes, *sensors) if s not in self.space.shapes)
         geos = [geometry_of(s) for s in shapes]  # TypeError for unsupported shapes, first
         self._check_reach(shapes)
         if to_add:
@@ -85,7 +86,7 @@ class BodyHelpers:
                 float(boxes[:, 3].max() - boxes[:, 1].min()))
         h = BodyHandle(kind=kind, body=body, shapes=tuple(shapes), sprite=sprite, size=size,
                        area=float(sum(shape_area(g) for g in geos)), _owns_body=owns_body,
-                       _world=self)
+                       _sensors=tuple(s for s in sensors if s in to_add), _world=self)
         self._body_refs[body] = self._body_refs.get(body, 0) + 1
         return self._register(h)  # type: ignore[return-value]
 
@@ -202,12 +203,15 @@ class BodyHelpers:
         """Couple a pymunk body (all its shapes) or one shape that you made yourself.
 
         Static bodies become walls, kinematic ones push the fluid, dynamic ones go both ways.
-        The body and shapes are added to the space if they are not in it yet.
+        The body and shapes are added to the space if they are not in it yet. Sensor shapes
+        (``shape.sensor``, read here) hold no water: a body's sensors are left out of the
+        coupling (a crate's pickup radius neither clears the water nor floats the crate).
 
         Raises:
             TypeError: not a pymunk Body or Shape, or an unsupported shape type.
-            ValueError: a shape without a body, a body without shapes, a non-finite pose,
-                or a dynamic body without mass.
+            ValueError: a shape without a body, a body without shapes, a sensor shape or a
+                body with only sensor shapes, a non-finite pose, or a dynamic body without
+                mass.
         """
         if isinstance(body_or_shape, pymunk.Shape):
             shapes = [body_or_shape]
@@ -224,6 +228,11 @@ class BodyHelpers:
                 f"body_or_shape must be a pymunk.Body or pymunk.Shape, got "
                 f"{type(body_or_shape).__name__}"
             )
+        sensors = [s for s in shapes if s.sensor]
+        shapes = [s for s in shapes if not s.sensor]
+        if not shapes:
+            raise ValueError("body_or_shape is a sensor shape or a body with only sensor "
+                             "shapes: sensors hold no water (set sensor=False to couple it)")
         for s in shapes:
             geometry_of(s)
         p = body.position
@@ -243,4 +252,4 @@ class BodyHelpers:
                     f"body_or_shape is a dynamic body with moment {body.moment!r}; it must be "
                     "> 0 (pymunk.moment_for_box/circle/poly, inf for no rotation) or come "
                     "from its shapes' density and size (a point mass has none)")
-        return self._handle(body, shapes, kind, sprite, body not in self.space.bodies)
+        return self._handle(body, shapes, kind, sprite, body not in self.space.bodies, sensors)

@@ -238,6 +238,8 @@ class StepHelpers:
             # as far in as the body's own extent allows (at most to the middle of the domain)
             hw = hh = 0.0
             for s in b.shapes:
+                if s.sensor:  # a trigger's reach is not the body's extent
+                    continue
                 bb = s.cache_bb()
                 hw = max(hw, 0.5 * (bb.right - bb.left))
                 hh = max(hh, 0.5 * (bb.top - bb.bottom))

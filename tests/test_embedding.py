@@ -10,6 +10,7 @@ import pymunk
 import pytest
 
 from fluidworld import World
+from fluidworld.world import BodyHandle
 
 
 def _shelf_space(gravity: tuple[float, float]) -> tuple[pymunk.Space, pymunk.Segment]:
@@ -233,3 +234,53 @@ def test_attaching_a_point_mass_without_a_moment_is_refused(in_space: bool) -> N
         world.space.remove(body, point)
     world.step()
     assert world.check().ok
+
+
+
+def _crate(sensor: bool) -> tuple[World, BodyHandle, tuple[pymunk.Shape, ...]]:
+    """A 40 x 40 crate of 0.5 (with a sensor circle of radius 60 if ``sensor``), not in the
+    Space: ``attach`` adds it; 4 s on a 120-deep pool."""
+    world = World(400.0, 300.0)
+    world.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
+    body = pymunk.Body()
+    body.position = (200.0, 140.0)
+    box = pymunk.Poly.create_box(body, (40.0, 40.0))
+    box.density = 0.5
+    shapes: tuple[pymunk.Shape, ...] = (box,)
+    if sensor:
+        reach = pymunk.Circle(body, 60.0)
+        reach.sensor = True
+        shapes = (box, reach)
+    handle = world.attach(body)
+    assert handle.shapes == (box,) and all(s in world.space.shapes for s in shapes)
+    for _ in range(240):
+        world.step()
+    return world, handle, shapes
+
+
+def test_a_bodys_sensor_shape_holds_no_water() -> None:
+    """A game's crate with a sensor circle (a pickup radius) floats as the crate alone and the
+    water fills the sensor's circle (coupled, the sensor cleared every particle within 55 of
+    the crate and floated it 46 units higher); a sensor that attach added leaves with it."""
+    _, plain, _ = _crate(False)
+    world, crate, shapes = _crate(True)
+    y, y0 = crate.position[1], plain.position[1]
+    assert abs(y - y0) < 3.0, (y, y0)
+    pos = world.fluid.positions
+    near = np.hypot(pos[:, 0] - crate.position[0], pos[:, 1] - y) < 55.0
+    assert near.sum() > 100, near.sum()
+    world.remove(crate)
+    assert not any(s in world.space.shapes for s in shapes)
+    assert crate.body not in world.space.bodies
+
+
+@pytest.mark.parametrize("lone", [True, False])
+def test_attaching_only_sensors_is_refused(lone: bool) -> None:
+    world = World(400.0, 300.0)
+    body = pymunk.Body()
+    trigger = pymunk.Circle(body, 20.0)
+    trigger.sensor = True
+    trigger.density = 1.0
+    world.space.add(body, trigger)
+    with pytest.raises(ValueError, match="sensor"):
+        world.attach(trigger if lone else body)
