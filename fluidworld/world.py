@@ -258,7 +258,9 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
 
     def remove(self, entity: Entity | int) -> None:
         """Remove an entity (by handle or id). Its id goes stale at once; the bodies and shapes
-        leave the space now, or at the end of the step if called during one.
+        leave the space now, or at the end of the step if called during one (a body you added
+        to the Space yourself stays in it while it has shapes there that were not coupled,
+        such as its sensors).
 
         Raises:
             TypeError: not an entity or an int id. KeyError: unknown, stale or already removed.
@@ -300,7 +302,9 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                     self._body_refs[b] = self._body_refs.get(b, 1) - 1
                     if self._body_refs[b] <= 0:
                         del self._body_refs[b]
-                        if e._owns_body and b in self.space.bodies:
+                        # a game's body left without shapes would turn NaN at the next step
+                        bare = not any(s in self.space.shapes for s in b.shapes)
+                        if (e._owns_body or bare) and b in self.space.bodies:
                             self.space.remove(b)
             elif isinstance(e, Drain):
                 self._drains.remove(e)

@@ -3,6 +3,7 @@ water, and nothing is added to it unasked."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -284,3 +285,27 @@ def test_attaching_only_sensors_is_refused(lone: bool) -> None:
     world.space.add(body, trigger)
     with pytest.raises(ValueError, match="sensor"):
         world.attach(trigger if lone else body)
+
+
+def test_removing_a_games_attached_body_takes_it_out_whole_and_it_can_come_back() -> None:
+    """``world.remove`` takes a handle's shapes out of the Space; a body the game had added
+    itself stayed there without them, and pymunk turned it NaN at the next step (mass 0), so
+    attaching it again failed. Now it leaves with its shapes and comes back with ``attach``."""
+    world = World(400.0, 300.0)
+    world.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
+    body = pymunk.Body()
+    body.position = (200.0, 130.0)
+    box = pymunk.Poly.create_box(body, (40.0, 40.0))
+    box.density = 0.5
+    world.space.add(body, box)
+    handle = world.attach(body)
+    for _ in range(30):
+        world.step()
+    world.remove(handle)
+    assert body not in world.space.bodies and box not in world.space.shapes
+    world.step()
+    again = world.attach(body)
+    for _ in range(60):
+        world.step()
+    assert world.check().ok and again.submerged_area > 0
+    assert all(math.isfinite(v) for v in (*body.position, *body.velocity))
