@@ -122,10 +122,12 @@ class FluidHelpers:
 
     def _inside_shapes(self, pts: NDArray[np.float64],
                        wall_margin: float = 0.0) -> NDArray[np.bool_]:
-        """Which world points lie inside a coupled shape, or within ``wall_margin`` of a static
-        one (set-up time and checks only)."""
+        """Which world points lie inside a coupled shape in the Space, or within
+        ``wall_margin`` of a static one (set-up time and checks only)."""
         inside = np.zeros(len(pts), bool)
         for s in self.coupler.shapes:
+            if s.space is None:  # taken out of the Space: it holds no water now
+                continue
             g = geometry_of(s)
             b = s.body
             if wall_margin > 0.0 and b.body_type == pymunk.Body.STATIC:

@@ -309,3 +309,58 @@ def test_removing_a_games_attached_body_takes_it_out_whole_and_it_can_come_back(
         world.step()
     assert world.check().ok and again.submerged_area > 0
     assert all(math.isfinite(v) for v in (*body.position, *body.velocity))
+
+
+@pytest.mark.parametrize("solver", ["srd", "ddr", "constraint"])
+def test_a_gate_the_game_takes_out_of_its_space_lets_the_water_through(solver: str) -> None:
+    """A game opens its lock gate with ``space.remove(gate)`` and closes it with
+    ``space.add(gate)``. The water kept holding on the removed gate (0 particles through in
+    2 s); now it flows while the gate is out and is held again once it is back."""
+    space, _ = _shelf_space((0.0, -900.0))
+    gate = pymunk.Segment(space.static_body, (150, 0), (150, 110), 3)
+    space.add(gate)
+    world = World(400.0, 300.0, space=space, solver=solver)
+    world.add_fluid_rect(0.0, 0.0, 140.0, 100.0)
+
+    def right() -> int:
+        return int((world.fluid.positions[:, 0] > 156.0).sum())
+
+    for _ in range(30):
+        world.step()
+    assert right() == 0
+    space.remove(gate)
+    for _ in range(30):
+        world.step()
+    assert right() > 50, right()
+    space.add(gate)
+    for _ in range(12):
+        world.step()
+    through = right()
+    for _ in range(90):
+        world.step()
+    assert right() <= through and world.check().ok, (right(), through)
+
+
+
+def test_a_shape_the_game_takes_off_a_body_stops_holding_it_up() -> None:
+    """A heavy crate (20 x 20 at 2) in a big light float (a circle of radius 40 at 0.05)
+    floats; the game takes the float out with ``space.remove``, and the crate sinks (the
+    removed float kept it at the surface before: it still held the water out)."""
+    world = World(400.0, 300.0)
+    world.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
+    body = pymunk.Body()
+    body.position = (200.0, 150.0)
+    crate = pymunk.Poly.create_box(body, (20.0, 20.0))
+    crate.density = 2.0
+    float_ = pymunk.Circle(body, 40.0)
+    float_.density = 0.05
+    world.space.add(body, crate, float_)
+    world.attach(body)
+    for _ in range(120):
+        world.step()
+    assert body.position.y > 120.0, body.position  # afloat
+    world.space.remove(float_)
+    for _ in range(180):
+        world.step()
+    assert body.position.y < 20.0, body.position  # on the floor
+    assert world.check().ok

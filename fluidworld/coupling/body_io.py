@@ -75,6 +75,9 @@ class BodyIO:
     _mass_real: NDArray[np.float64]
     _inv_apply: NDArray[np.float64]
     _batch_vel: NDArray[np.float64]
+    _records: dict[pymunk.Shape, Any]  # the coupler's shape records
+    #: The coupled shapes that were out of their Space at the last full read.
+    _out_of_space: tuple[pymunk.Shape, ...] = ()
 
     def _build(self) -> None:  # the coupler's
         raise NotImplementedError
@@ -116,6 +119,20 @@ class BodyIO:
         if hasattr(self, "bodies"):
             self._bind_bodies()
 
+    def _follow_space(self) -> None:
+        """Shapes out of their Space (a gate the game opened with ``space.remove(gate)``, a
+        body it took out) hold no water until they are back: the arrays are built again
+        whenever that set changes (read once per step)."""
+        out = tuple(s for s in self._records if s.space is None)
+        if out != self._out_of_space:
+            self._out_of_space = out
+            self._dirty = True
+
+    def _records_in_space(self) -> list[Any]:
+        """The shape records that :meth:`_follow_space` last found in a Space."""
+        out = set(self._out_of_space)
+        return [r for s, r in self._records.items() if s not in out]
+
     def read_bodies(self, full: bool = True) -> None:
         """Read every coupled body's pose and velocity into :attr:`state` (one loop, dozens).
 
@@ -128,6 +145,8 @@ class BodyIO:
         Raises:
             ValueError: a body has a non-finite position, angle or velocity.
         """
+        if full:
+            self._follow_space()
         self._build()
         if full:
             self._read_mass_properties()

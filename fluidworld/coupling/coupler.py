@@ -263,7 +263,7 @@ class Coupler(BodyIO):
         """Concatenate the per-shape samples into the flat arrays the kernels read."""
         if not self._dirty:
             return
-        recs = list(self._records.values())
+        recs = self._records_in_space()
         bodies: list[pymunk.Body] = []
         idx: dict[pymunk.Body, int] = {}
         for r in recs:
