@@ -369,7 +369,7 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
          a["tau"], a["sub"]),
         (c._out_local, c._out_owner, c._out_normal, a["out_pos"], a["out_vel"],
          np.zeros_like(c._out_local), c._out_inset),
-        (c._in_local, c._in_owner, c._in_area, a["in_pos"], a["in_vel"], a["cover"]),
+        (c._in_local, c._in_owner, c._in_area, a["in_pos"], a["in_vel"], a["cover"], c._in_arm),
         (c._shape_kind, c._shape_vstart, a["verts"], c._shape_radius, c._shape_thick,
          c._shape_body, a["box"], c._shape_active, c._shape_wall, c._shape_vlocal,
          c._shape_vowner, a["vvel"]),

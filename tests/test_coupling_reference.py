@@ -65,6 +65,8 @@ def scene(seed: int) -> SimpleNamespace:
     in_local = rng.uniform(-8, 8, (80, 2))
     in_area = rng.uniform(0.5, 4.0, 80)
     in_pos, in_vel = ref.pose_points(in_local, in_owner, state)
+    in_arm = in_local.copy()  # where each push acts for the torque: some at a circle's centre
+    in_arm[::3] = [1.5, -2.0]
     in_pos[:5] = [[20.0, 10.0], [0.0, 0.0], [60.0, 25.0], [-1.0, 30.0], [30.0, 50.0]]
     # outline samples: unit normals, some zero; some zero impulses
     out_owner = rng.integers(0, 3, 70)
@@ -98,7 +100,7 @@ def groups(s: SimpleNamespace) -> tuple[tuple, tuple, tuple, tuple]:
     accumulators)."""
     outline = (s.out_local, s.out_owner, s.out_normal, s.out_pos, s.out_vel, s.out_imp,
                s.out_inset)
-    interior = (s.in_local, s.in_owner, s.in_area, s.in_pos, s.in_vel, np.zeros(80))
+    interior = (s.in_local, s.in_owner, s.in_area, s.in_pos, s.in_vel, np.zeros(80), s.in_arm)
     bodies = (s.state, s.dynamic, s.levels, s.kick_levels, np.zeros((s.nb, 4)), s.prof,
               np.zeros((s.nb, 2)), np.zeros(s.nb), np.zeros(s.nb))
     cells = (s.count, s.cell_vel, s.grad, s.frac, s.cover_vel)

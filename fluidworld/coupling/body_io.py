@@ -116,6 +116,8 @@ class BodyIO:
             self._dirty = True  # the next step builds the groups with everything else
         if "_starts" not in state:  # saved before the samples were grouped by body
             self._dirty = True  # the next step groups them and finds each body's run
+        if "_in_arm" not in state:  # saved before the pushes had their anchors
+            self._dirty = True
         if hasattr(self, "bodies"):
             self._bind_bodies()
 

@@ -50,6 +50,7 @@ from .sampling import (
     moment_for,
     outline_points,
     perimeter,
+    push_anchors,
 )
 
 if TYPE_CHECKING:
@@ -286,12 +287,12 @@ class Coupler(BodyIO):
         self._out_normal = cat([r.normals for r in recs], _EMPTY2)
         self._out_inset = cat([np.full(len(r.outline), self._inset_of(r.geometry))
                                for r in recs], np.zeros(0))
-        # the drag's scratch: each sample's impulse along its tangent and its fluid's mass
-        self._drag_jt = np.zeros(len(self._out_local))
-        self._drag_m = np.zeros(len(self._out_local))
+        # the drag's scratch: each sample's impulse along its tangent, its fluid's mass
+        self._drag_jt, self._drag_m = np.zeros((2, len(self._out_local)))
         self._out_owner = cat([np.full(len(r.outline), o, np.int64)
                                for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
         self._in_local = cat([r.interior for r in recs], _EMPTY2)
+        self._in_arm = cat([push_anchors(r.geometry, r.interior) for r in recs], _EMPTY2)
         self._in_area = cat([r.area for r in recs], np.zeros(0))
         self._in_owner = cat([np.full(len(r.interior), o, np.int64)
                               for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
@@ -301,8 +302,7 @@ class Coupler(BodyIO):
         self._surf_owner = cat([np.full(len(r.surface[2]), o, np.int64)
                                 for r, o in zip(recs, owner_of, strict=True)],
                                np.zeros(0, np.int64))
-        self._in_pos = np.zeros_like(self._in_local)
-        self._in_vel = np.zeros_like(self._in_local)
+        self._in_pos, self._in_vel = np.zeros((2, *self._in_local.shape))
         self._cover_area = np.zeros_like(self._in_area)
         self._out_vel = np.zeros_like(self._out_local)
         # containment geometry
@@ -342,7 +342,7 @@ class Coupler(BodyIO):
         self._raw = np.zeros((nb, 6))
         # the kernels' groups of our own arrays (layouts: see .kernels), made with the arrays
         self._interior = (self._in_local, self._in_owner, self._in_area, self._in_pos,
-                          self._in_vel, self._cover_area)
+                          self._in_vel, self._cover_area, self._in_arm)
         self._surface = (self._surf_local, self._surf_normal, self._surf_len, self._surf_owner)
         self._shapes = (self._shape_kind, self._shape_vstart, self._shape_verts,
                         self._shape_radius, self._shape_thick, self._shape_body, self._shape_box,

@@ -232,7 +232,7 @@ def pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y):
 @njit(cache=True)
 def pressure_range(k0, k1, interior, bodies, cells, a0, spacing, kick_x, kick_y):
     """:func:`pressure_impulses` over the interior samples ``k0..k1``."""
-    local, owner, area, pos, vel, cover_area = interior
+    local, owner, area, pos, vel, cover_area, arm = interior
     # ``levels``: the kick levels, those the cover was built on
     state, dynamic, body_levels, levels, body_box, prof, out_j, out_tau, submerged = bodies
     cell_count, cell_vel, grad, solid_frac, cover_vel = cells
@@ -262,4 +262,7 @@ def pressure_range(k0, k1, interior, bodies, cells, a0, spacing, kick_x, kick_y)
         gx, gy = _grad_at(grad, cell_count, pos[k, 0] * inv - 0.5, pos[k, 1] * inv - 0.5, i, j)
         jx = c * (gx - kick_x)
         jy = c * (gy - kick_y)
-        out_tau[b] += (pos[k, 0] - state[b, 7]) * jy - (pos[k, 1] - state[b, 8]) * jx
+        # about the sample's anchor (a circle's centre: no torque of its own, see push_anchors)
+        ax = state[b, 0] + state[b, 2] * arm[k, 0] - state[b, 3] * arm[k, 1] - state[b, 7]
+        ay = state[b, 1] + state[b, 3] * arm[k, 0] + state[b, 2] * arm[k, 1] - state[b, 8]
+        out_tau[b] += ax * jy - ay * jx

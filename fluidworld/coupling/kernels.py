@@ -264,7 +264,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     nb_start, inv_nb, nb_nx, nb_ny = bins
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
-    in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
+    in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
     surf_local, surf_normal, surf_len, surf_owner = surface
     tops, cell_rho, cell_n, prof_sum, prof_n, drag_jt, drag_m = scratch
     (gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure, col_w, near, far,
@@ -336,7 +336,7 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     """
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
-    in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
+    in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
     (shape_kind, shape_vstart, shape_verts, shape_radius, shape_thick, shape_body, shape_box,
      shape_active, shape_wall, shape_vlocal, shape_vowner, shape_vvel) = shapes
     cell_count, cell_vel, grad, frac, cover_vel = cells

@@ -63,7 +63,7 @@ def contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells, c
     ``(a0, spacing, kick_x, kick_y, push)``; the box is grown by ``spacing / 2``)."""
     out_start, in_start, surf_start = starts
     out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
-    in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
+    in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     a0, spacing, kick_x, kick_y, push = consts
     half = 0.5 * spacing
@@ -88,7 +88,7 @@ def submerged_buoyancy_parallel(starts, interior, surface, bodies, consts):
     """Per body in parallel: :func:`~.surface.submerged_areas`, then (``buoyancy``)
     :func:`~.buoyancy.surface_buoyancy` (``consts``: ``(a0, spacing, g_h, buoyancy)``)."""
     out_start, in_start, surf_start = starts
-    in_local, in_owner, in_area, in_pos, in_vel, cover_area = interior
+    in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     a0, spacing, g_h, buoyancy = consts
     nb = state.shape[0]

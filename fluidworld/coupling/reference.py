@@ -386,8 +386,10 @@ def pressure_impulses(interior: Group, bodies: Group, cells: Group, a0: float, s
     """``(J, tau)``: push ``-rho w A (grad - g h)`` on the interior samples of dynamic bodies in
     a grid cell no face neighbour of which (in the grid) is air (``count < 0.5``); ``rho =
     prof[b, row]``, ``w`` the part of the strip below the *kick* level (1 without one), ``g h =
-    (kick_x, kick_y)``. The torque: the same pushes, ``grad`` bilinear (:func:`_smooth_grad`)."""
+    (kick_x, kick_y)``. The torque: the same pushes, ``grad`` bilinear (:func:`_smooth_grad`),
+    about each sample's anchor (``interior[6]``, body-local: a circle's centre)."""
     owner, area, pos = interior[1], interior[2], interior[3]
+    arm = interior[6] if len(interior) > 6 else interior[0]
     state, dynamic, kick_levels, prof = bodies[0], bodies[1], bodies[3], bodies[5]
     count, grad = cells[0], cells[2]
     ny, nx = count.shape
@@ -403,7 +405,10 @@ def pressure_impulses(interior: Group, bodies: Group, cells: Group, a0: float, s
         lev = level_at(kick_levels, b, x)
         c = -prof[b, j] * area[k] * (1.0 if math.isnan(lev) else strip_fraction(lev, y, spacing))
         smooth = c * (_smooth_grad(grad, count, x, y, a0, i, j) - kick)
-        parts.append((k, c * (grad[j, i] - kick), _cross(pos[k] - state[b, 7:9], smooth)))
+        cs, sn = state[b, 2], state[b, 3]
+        anchor = state[b, 0:2] + np.array([cs * arm[k, 0] - sn * arm[k, 1],
+                                           sn * arm[k, 0] + cs * arm[k, 1]])
+        parts.append((k, c * (grad[j, i] - kick), _cross(anchor - state[b, 7:9], smooth)))
     return _by_body(owner, parts, len(state))
 
 
