@@ -237,16 +237,21 @@ def test_attaching_a_point_mass_without_a_moment_is_refused(in_space: bool) -> N
     assert world.check().ok
 
 
+def _pool_with_crate(y: float) -> tuple[World, pymunk.Body, pymunk.Poly]:
+    """A pool 120 deep (400 x 300) and a 40 x 40 crate of 0.5 at ``(200, y)``, in no Space."""
+    world = World(400.0, 300.0)
+    world.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
+    body = pymunk.Body()
+    body.position = (200.0, y)
+    box = pymunk.Poly.create_box(body, (40.0, 40.0))
+    box.density = 0.5
+    return world, body, box
+
 
 def _crate(sensor: bool) -> tuple[World, BodyHandle, tuple[pymunk.Shape, ...]]:
     """A 40 x 40 crate of 0.5 (with a sensor circle of radius 60 if ``sensor``), not in the
     Space: ``attach`` adds it; 4 s on a 120-deep pool."""
-    world = World(400.0, 300.0)
-    world.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
-    body = pymunk.Body()
-    body.position = (200.0, 140.0)
-    box = pymunk.Poly.create_box(body, (40.0, 40.0))
-    box.density = 0.5
+    world, body, box = _pool_with_crate(140.0)
     shapes: tuple[pymunk.Shape, ...] = (box,)
     if sensor:
         reach = pymunk.Circle(body, 60.0)
@@ -291,12 +296,7 @@ def test_removing_a_games_attached_body_takes_it_out_whole_and_it_can_come_back(
     """``world.remove`` takes a handle's shapes out of the Space; a body the game had added
     itself stayed there without them, and pymunk turned it NaN at the next step (mass 0), so
     attaching it again failed. Now it leaves with its shapes and comes back with ``attach``."""
-    world = World(400.0, 300.0)
-    world.add_fluid_rect(0.0, 0.0, 400.0, 120.0)
-    body = pymunk.Body()
-    body.position = (200.0, 130.0)
-    box = pymunk.Poly.create_box(body, (40.0, 40.0))
-    box.density = 0.5
+    world, body, box = _pool_with_crate(130.0)
     world.space.add(body, box)
     handle = world.attach(body)
     for _ in range(30):
