@@ -295,7 +295,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                     if s in self.space.shapes:
                         self.space.remove(s)
                 for s in e._sensors:
-                    if s in self.space.shapes:
+                    if s.space is self.space:
                         self.space.remove(s)
                 b = e.body
                 if b.body_type != pymunk.Body.STATIC or b is not self.space.static_body:
@@ -303,7 +303,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                     if self._body_refs[b] <= 0:
                         del self._body_refs[b]
                         # a game's body left without shapes would turn NaN at the next step
-                        bare = not any(s in self.space.shapes for s in b.shapes)
+                        bare = not any(s.space is self.space for s in b.shapes)
                         if (e._owns_body or bare) and b in self.space.bodies:
                             self.space.remove(b)
             elif isinstance(e, Drain):

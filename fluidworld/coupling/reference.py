@@ -389,7 +389,7 @@ def pressure_impulses(interior: Group, bodies: Group, cells: Group, a0: float, s
     (kick_x, kick_y)``. The torque: the same pushes, ``grad`` bilinear (:func:`_smooth_grad`),
     about each sample's anchor (``interior[6]``, body-local: a circle's centre)."""
     owner, area, pos = interior[1], interior[2], interior[3]
-    arm = interior[6] if len(interior) > 6 else interior[0]
+    arm = interior[6]
     state, dynamic, kick_levels, prof = bodies[0], bodies[1], bodies[3], bodies[5]
     count, grad = cells[0], cells[2]
     ny, nx = count.shape
