@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 import pymunk
+import pymunk.autogeometry
 from numpy.typing import NDArray
 
 from .fluid.params import _finite
 
-__all__ = ["_vec", "_points", "_convex_vertices", "_in_polygon"]
+__all__ = ["_vec", "_points", "_convex_vertices", "_convex_parts", "_in_polygon"]
 
 
 def _vec(name: str, v: Any) -> tuple[float, float]:
@@ -43,6 +44,63 @@ def _convex_vertices(name: str, v: NDArray[np.float64]) -> list[tuple[float, flo
         raise ValueError(f"{name} must span an area (3 or more points, not all on one line), "
                          f"got {pts!r}")
     return pts
+
+
+def _convex_parts(name: str, v: NDArray[np.float64]) -> list[list[tuple[float, float]]]:
+    """Convex pieces of the polygon ``v``: one piece, the vertices as given (pymunk takes their
+    convex hull), unless ``v`` in its order is a simple polygon that is not convex (an L, a U, a
+    cup): then pymunk's convex decomposition of it, so that the shapes cover what was drawn and
+    not its hull. Self-crossing or unordered points keep the hull, as before."""
+    pts = _convex_vertices(name, v)
+    if len(v) < 4 or not _simple(v):
+        return [pts]
+    x, y = v[:, 0], v[:, 1]
+    area = 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    hull = pymunk.Poly(None, pts).area
+    if abs(area) >= hull * (1.0 - 1e-9):
+        return [pts]  # convex (or with points along its edges)
+    ring = pts if area > 0.0 else pts[::-1]  # the decomposition wants counter-clockwise
+    try:
+        pieces = pymunk.autogeometry.convex_decomposition([*ring, ring[0]], 0.0)
+    except (AssertionError, ValueError):  # pymunk checks its input with asserts
+        return [pts]
+    parts = [[(float(p[0]), float(p[1])) for p in piece[:-1]] for piece in pieces]
+    parts = [q for q in parts if len(q) >= 3 and pymunk.Poly(None, q).area > 1e-9 * hull]
+    covered = sum(pymunk.Poly(None, q).area for q in parts)
+    if not parts or abs(covered - abs(area)) > 1e-6 * hull:
+        return [pts]  # the pieces do not cover the outline: keep the hull, as pymunk would
+    return parts
+
+
+def _simple(v: NDArray[np.float64]) -> bool:
+    """Whether the closed polygon ``v`` has no two non-adjacent edges that touch or cross."""
+    k = len(v)
+    a, b = v, np.roll(v, -1, axis=0)
+    for i in range(k):
+        for j in range(i + 2, k):
+            if i == 0 and j == k - 1:
+                continue  # adjacent through the closing edge
+            if _segments_meet(a[i], b[i], a[j], b[j]):
+                return False
+    return True
+
+
+def _segments_meet(p: NDArray[np.float64], q: NDArray[np.float64], r: NDArray[np.float64],
+                   s: NDArray[np.float64]) -> bool:
+    """Whether the closed segments ``p q`` and ``r s`` share a point."""
+    def side(a: NDArray[np.float64], b: NDArray[np.float64], c: NDArray[np.float64]) -> float:
+        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+
+    def on(a: NDArray[np.float64], b: NDArray[np.float64], c: NDArray[np.float64]) -> bool:
+        return (min(a[0], b[0]) <= c[0] <= max(a[0], b[0])
+                and min(a[1], b[1]) <= c[1] <= max(a[1], b[1]))
+
+    d1, d2, d3, d4 = side(r, s, p), side(r, s, q), side(p, q, r), side(p, q, s)
+    if ((d1 > 0) != (d2 > 0) and d1 != 0 and d2 != 0
+            and (d3 > 0) != (d4 > 0) and d3 != 0 and d4 != 0):
+        return True
+    return ((d1 == 0 and on(r, s, p)) or (d2 == 0 and on(r, s, q))
+            or (d3 == 0 and on(p, q, r)) or (d4 == 0 and on(p, q, s)))
 
 
 def _in_polygon(pts: NDArray[np.float64], poly: NDArray[np.float64]) -> NDArray[np.bool_]:

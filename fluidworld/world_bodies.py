@@ -12,7 +12,7 @@ import numpy as np
 import pymunk
 from numpy.typing import ArrayLike
 
-from ._args import _convex_vertices, _points, _vec
+from ._args import _convex_parts, _points, _vec
 from .coupling.sampling import geometry_of, local_bounds, shape_area
 from .entities import BodyHandle, Entity
 from .fluid.params import _finite, _positive
@@ -120,16 +120,20 @@ class BodyHelpers:
         self, vertices: ArrayLike, radius: float = 0.0, friction: float = 0.8,
         elasticity: float = 0.0, kind: str = "wall",
     ) -> BodyHandle:
-        """A static convex polygon (world coordinates; pymunk takes the convex hull)."""
+        """A static polygon (world coordinates). Vertices in order around a concave outline (an
+        L, a U, a cup) become several convex shapes that cover it; otherwise pymunk takes the
+        convex hull of the points."""
         v = _points("vertices", vertices, 3)
         r = _finite("radius", radius)
         if r < 0:
             raise ValueError(f"radius must be >= 0, got {radius!r}")
-        s = pymunk.Poly(self.space.static_body, _convex_vertices("vertices", v), radius=r)
-        self._surface(s, friction, elasticity)
-        return self._handle(self.space.static_body, [s], kind, None, False)
+        shapes = [pymunk.Poly(self.space.static_body, part, radius=r)
+                  for part in _convex_parts("vertices", v)]
+        for s in shapes:
+            self._surface(s, friction, elasticity)
+        return self._handle(self.space.static_body, shapes, kind, None, False)
 
-    def _dynamic(self, shape_fn: Callable[[pymunk.Body], pymunk.Shape], position: Any,
+    def _dynamic(self, shape_fn: Callable[[pymunk.Body], list[pymunk.Shape]], position: Any,
                  angle: float, density: float, friction: float, elasticity: float,
                  sprite: str | None, kind: str | None) -> BodyHandle:
         pos = _vec("position", position)
@@ -138,16 +142,21 @@ class BodyHelpers:
         body = pymunk.Body()
         body.position = pos
         body.angle = ang
-        s = shape_fn(body)
-        s.density = dens
+        shapes = shape_fn(body)
+        for s in shapes:
+            s.density = dens
+        mass = sum(s.mass for s in shapes)
+        moment = sum(s.moment for s in shapes)
         # a vanishing or overflowing mass (a tiny shape, an absurd density) would give pymunk a
         # NaN pose at the first step: refuse it here, by the arguments that make it
-        if not (1e-12 < s.mass < 1e30 and 0.0 < s.moment < 1e300):
+        if not (1e-12 < mass < 1e30 and 0.0 < moment < 1e300):
+            area = sum(s.area for s in shapes)
             raise ValueError(
-                f"the body's mass (density x area = {dens:g} x {s.area:g}) must lie in "
+                f"the body's mass (density x area = {dens:g} x {area:g}) must lie in "
                 "(1e-12, 1e30): check its size/radius and density")
-        self._surface(s, friction, elasticity)
-        return self._handle(body, [s], kind or sprite or "body", sprite, True)
+        for s in shapes:
+            self._surface(s, friction, elasticity)
+        return self._handle(body, shapes, kind or sprite or "body", sprite, True)
 
     def add_box(
         self, position: tuple[float, float], size: tuple[float, float], density: float = 0.5,
@@ -169,7 +178,7 @@ class BodyHelpers:
         if not 0.0 <= r <= 0.5 * min(w, h):
             raise ValueError(f"radius must be in [0, min(size) / 2 = {0.5 * min(w, h):g}], "
                              f"got {radius!r}")
-        return self._dynamic(lambda b: pymunk.Poly.create_box(b, (w, h), radius=r), position,
+        return self._dynamic(lambda b: [pymunk.Poly.create_box(b, (w, h), radius=r)], position,
                              angle, density, friction, elasticity, sprite, kind)
 
     def add_ball(
@@ -179,21 +188,23 @@ class BodyHelpers:
     ) -> BodyHandle:
         """A dynamic ball of ``radius`` centred at ``position``."""
         r = _positive("radius", radius)
-        return self._dynamic(lambda b: pymunk.Circle(b, r), position, angle, density, friction,
-                             elasticity, sprite, kind)
+        return self._dynamic(lambda b: [pymunk.Circle(b, r)], position, angle, density,
+                             friction, elasticity, sprite, kind)
 
     def add_poly(
         self, position: tuple[float, float], vertices: ArrayLike, density: float = 0.5,
         angle: float = 0.0, radius: float = 0.0, friction: float = 0.6,
         elasticity: float = 0.1, sprite: str | None = "boat", kind: str | None = None,
     ) -> BodyHandle:
-        """A dynamic convex polygon; ``vertices`` are body-local (pymunk takes the hull)."""
+        """A dynamic polygon; ``vertices`` are body-local. Vertices in order around a concave
+        outline (a hull with a cabin, a cup) become several convex shapes on the one body;
+        otherwise pymunk takes the convex hull of the points."""
         v = _points("vertices", vertices, 3)
-        pts = _convex_vertices("vertices", v)
+        parts = _convex_parts("vertices", v)
         r = _finite("radius", radius)
         if r < 0:
             raise ValueError(f"radius must be >= 0, got {radius!r}")
-        return self._dynamic(lambda b: pymunk.Poly(b, pts, radius=r),
+        return self._dynamic(lambda b: [pymunk.Poly(b, p, radius=r) for p in parts],
                              position, angle, density, friction, elasticity, sprite, kind)
 
     def attach(

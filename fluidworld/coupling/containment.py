@@ -186,18 +186,52 @@ def _first_wall(ax, ay, px, py, shapes, margin, skip=-1):
 
 
 @njit(cache=True)
+def _in_barrier(x, y, shapes, margin):
+    """Whether ``(x, y)`` lies inside a wall's barrier (:func:`_wall_crossing`: the core
+    polygon, or the disc of a circle; a capsule's core segment has no inside)."""
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
+    for q in range(kind.shape[0]):
+        if not wall[q] or kind[q] == 1:
+            continue
+        if not (box[q, 0] + margin < x < box[q, 2] - margin
+                and box[q, 1] + margin < y < box[q, 3] - margin):
+            continue
+        v0 = vstart[q]
+        if kind[q] == 0:
+            dx = x - verts[v0, 0]
+            dy = y - verts[v0, 1]
+            if dx * dx + dy * dy < radius[q] * radius[q]:
+                return True
+            continue
+        k = vstart[q + 1] - v0
+        inside = True
+        for e in range(k):
+            ex0, ey0, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+            if ok and nx_ * (x - ex0) + ny_ * (y - ey0) >= 0.0:
+                inside = False
+                break
+        if inside:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _guard_walls(p, ax, ay, fluid, mats, shapes, bodies, eps, margin):
     """Hold the walls: if the particle's whole move from ``a`` (where it was on the right side
     of every wall) passes a wall, it stops ``eps`` short of the first one, off the barrier on
     ``a``'s side, and loses its velocity into that wall; if even that point is past a wall
-    (a tight corner), it goes back to ``a``. Returns whether it was moved."""
+    (a tight corner), it goes back to ``a``. A particle that was inside a wall's barrier at
+    ``a`` (walls put onto water) had no right side to keep: it is left where the pushes put it
+    (held at the barrier of a second wall that touches the first, it stayed inside them).
+    Returns whether it was moved."""
     pos, vel, mat, n, start_pos, cell_of = fluid
     kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
         shapes)
     px = pos[p, 0]
     py = pos[p, 1]
     q, t, nx_, ny_ = _first_wall(ax, ay, px, py, shapes, margin)
-    if q < 0:
+    if q < 0 or _in_barrier(ax, ay, shapes, margin):
         return False
     cx = ax + t * (px - ax) + eps * nx_
     cy = ay + t * (py - ay) + eps * ny_
@@ -237,15 +271,15 @@ def _blocked(px, py, bx, by, shapes, eps, margin, hi_x, hi_y, own, skip):
 
 
 @njit(cache=True)
-def _free_exit(px, py, q, shapes, eps, margin, hi_x, hi_y):
+def _free_exit(px, py, q, shapes, eps, margin, hi_x, hi_y, own):
     """Out of shape ``q`` by a way not blocked by a wall or another body's shape
-    (:func:`_blocked`): a polygon through its shallowest such edge, a circle at the nearest such
-    point of its surface, so that a particle squeezed between a body and a wall, or between
-    two bodies, leaves sideways. Returns (True, point, normal), or False where every way out is
-    blocked (or the shape is a capsule)."""
+    (:func:`_blocked`, the shapes of body ``own`` left out; -1: every other shape blocks): a
+    polygon through its shallowest such edge, a circle at the nearest such point of its
+    surface, so that a particle squeezed between a body and a wall, or between two bodies, or
+    caught in the seam of two shapes of one body, leaves sideways. Returns (True, point,
+    normal), or False where every way out is blocked (or the shape is a capsule)."""
     kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
         shapes)
-    own = -1 if wall[q] else shape_body[q]  # walls: only the shape itself is left out
     if kind[q] == 0:  # a circle: the nearest free point of its surface, 7.5 degrees apart
         cx = verts[vstart[q], 0]
         cy = verts[vstart[q], 1]
@@ -432,7 +466,7 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
         hit_flag[p] = 0
         ax = anchor[k, 0]
         ay = anchor[k, 1]
-        for _ in range(rounds):
+        for rnd in range(rounds):
             again = False
             for pass_walls in range(2):  # moving bodies first, then the walls
                 for q in range(kind.shape[0]):
@@ -451,13 +485,16 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
                     if not hit:
                         continue
                     # out of a moving body, not into a wall or another body; out of a wall,
-                    # not out of the domain (a wall put onto water against the domain's side)
+                    # not out of the domain (a wall put onto water against the domain's side);
+                    # and from the second round on not into any other shape: two walls that
+                    # touch or overlap, or two shapes of one body, would hand a particle back
+                    # and forth through their seam
                     out = nxp < lo_x or nxp > hi_x or nyp < lo_y or nyp > hi_y
-                    if not wall[q] or out:
-                        if _blocked(px, py, nxp, nyp, shapes, eps, margin, hi_x, hi_y,
-                                    -1 if wall[q] else b, q):
+                    if not wall[q] or out or rnd > 0:
+                        own = -1 if wall[q] or rnd > 0 else b
+                        if _blocked(px, py, nxp, nyp, shapes, eps, margin, hi_x, hi_y, own, q):
                             ok, fx, fy, fnx, fny = _free_exit(px, py, q, shapes, eps, margin,
-                                                              hi_x, hi_y)
+                                                              hi_x, hi_y, own)
                             if ok:
                                 nxp, nyp, nrx, nry = fx, fy, fnx, fny
                     moved += 1
