@@ -65,9 +65,9 @@ def _convex_parts(name: str, v: NDArray[np.float64]) -> list[list[tuple[float, f
     except (AssertionError, ValueError):  # pymunk checks its input with asserts
         return [pts]
     parts = [[(float(p[0]), float(p[1])) for p in piece[:-1]] for piece in pieces]
-    parts = [q for q in parts if len(q) >= 3 and pymunk.Poly(None, q).area > 1e-9 * hull]
-    covered = sum(pymunk.Poly(None, q).area for q in parts)
-    if not parts or abs(covered - abs(area)) > 1e-6 * hull:
+    areas = [pymunk.Poly(None, q).area if len(q) >= 3 else 0.0 for q in parts]
+    parts = [q for q, a in zip(parts, areas, strict=True) if a > 1e-9 * hull]
+    if not parts or abs(sum(areas) - abs(area)) > 1e-6 * hull:
         return [pts]  # the pieces do not cover the outline: keep the hull, as pymunk would
     return parts
 
