@@ -150,6 +150,8 @@ class Emitter(Entity):
         speed: Jet speed. rate: Particles per second. material: Material id.
         width: Nozzle width (particles spread across it). enabled: Switch it on and off.
         emitted: Particles emitted so far. dropped: Particles not emitted (fluid full).
+        blocked: Particles not emitted because they would have started inside a shape that
+            holds water (a nozzle in a wall or a body); the first time, a ``RuntimeWarning``.
     """
 
     position: tuple[float, float] = (0.0, 0.0)
@@ -161,6 +163,7 @@ class Emitter(Entity):
     enabled: bool = True
     emitted: int = 0
     dropped: int = 0
+    blocked: int = 0
     kind: str = "emitter"
     _acc: float = 0.0
     _slot: float = 0.0

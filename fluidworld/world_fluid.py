@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,6 +48,7 @@ class FluidHelpers:
 
     fluid: FluidSystem
     coupler: Coupler
+    space: pymunk.Space
     steps: int
     particles_added: int
     particles_removed: int
@@ -120,12 +122,12 @@ class FluidHelpers:
             )
         return f.hex_lattice(x0, y0, cx1, cy1, spacing)
 
-    def _inside_shapes(self, pts: NDArray[np.float64],
-                       wall_margin: float = 0.0) -> NDArray[np.bool_]:
-        """Which world points lie inside a coupled shape in the Space, or within
-        ``wall_margin`` of a static one (set-up time and checks only)."""
+    def _inside_shapes(self, pts: NDArray[np.float64], wall_margin: float = 0.0,
+                       shapes: list[pymunk.Shape] | None = None) -> NDArray[np.bool_]:
+        """Which world points lie inside a coupled shape in the Space (of ``shapes``, default
+        all), or within ``wall_margin`` of a static one (set-up time and checks only)."""
         inside = np.zeros(len(pts), bool)
-        for s in self.coupler.shapes:
+        for s in self.coupler.shapes if shapes is None else shapes:
             if s.space is None:  # taken out of the Space: it holds no water now
                 continue
             g = geometry_of(s)
@@ -202,7 +204,10 @@ class FluidHelpers:
     ) -> Emitter:
         """A nozzle: ``rate`` particles per second (exactly ``rate x time``, accumulated)
         leave ``position`` along ``direction`` at ``speed``, spread across ``width``
-        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`."""
+        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`.
+        Particles that would start inside a shape that holds water (the nozzle in a wall, or a
+        body passing over it) are not emitted: they count in ``Emitter.blocked``, and the first
+        time a ``RuntimeWarning`` says so."""
         pos = _vec("position", position)
         p = self.fluid.params
         if not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
@@ -298,6 +303,28 @@ class FluidHelpers:
         eps = 1e-6 * p.a0
         pts[:, 0] = np.clip(pts[:, 0], eps, p.width - eps)
         pts[:, 1] = np.clip(pts[:, 1], eps, p.height - eps)
+        blocked = self._inside_near(pts)
+        if blocked.any():
+            self._block(e, int(blocked.sum()))
+            pts = pts[~blocked]
+            k = len(pts)
         f.add_particles(pts, (dx * e.speed, dy * e.speed), e.material)
         e.emitted += k
         self.particles_added += k
+
+    def _inside_near(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Which of a few points lie inside a coupled shape: only the shapes whose boxes in
+        the Space's index meet the points' box are tested (one query, whatever the level)."""
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        near = self.space.bb_query(pymunk.BB(lo[0], lo[1], hi[0], hi[1]), pymunk.ShapeFilter())
+        shapes = [s for s in near if self.coupler.is_coupled(s)]
+        return self._inside_shapes(pts, shapes=shapes) if shapes else np.zeros(len(pts), bool)
+
+    def _block(self, e: Emitter, k: int) -> None:
+        """Count ``k`` of an emitter's particles as blocked, and say so the first time."""
+        if e.blocked == 0:
+            warnings.warn(
+                f"emitter {e.id} at ({e.position[0]:g}, {e.position[1]:g}) emits into a shape "
+                "that holds water: particles that would start inside a shape are not emitted "
+                "(counted in Emitter.blocked)", RuntimeWarning, stacklevel=2)
+        e.blocked += k

@@ -115,6 +115,24 @@ def test_pour_button_adds_particles_while_held(window: Any) -> None:
     assert (game.world.fluid.materials == 2).sum() == int(game.pour_rate * 6 / 60)
 
 
+def test_pouring_onto_a_crate_puts_no_water_inside_it_and_warns_nothing(window: Any) -> None:
+    import warnings
+
+    import arcade
+
+    game = make_game(window)
+    n0 = game.world.fluid.count
+    click(game, (80.0, 15.0), arcade.MOUSE_BUTTON_RIGHT)  # the pointer on the crate
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(30):
+            game.fixed_update(1 / 60)
+            assert game.world.check().inside_shapes == 0
+    pour = game.pour_emitter
+    assert pour.emitted + pour.blocked == int(game.pour_rate * 30 / 60)
+    assert pour.blocked > 0 and game.world.fluid.count == n0 + pour.emitted
+
+
 def test_keys_pause_step_spawn_reset_and_toggle(window: Any) -> None:
     import arcade
 

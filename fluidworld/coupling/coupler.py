@@ -254,6 +254,10 @@ class Coupler(BodyIO):
         """The coupled shapes, in coupling order."""
         return list(self._records)
 
+    def is_coupled(self, shape: pymunk.Shape) -> bool:
+        """Whether ``shape`` is coupled (it holds water while it is in a Space)."""
+        return shape in self._records
+
     def body_index(self, body: pymunk.Body) -> int:
         """Index of a coupled body in :attr:`bodies` and the per-body arrays (-1 if none)."""
         self._build()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -182,7 +183,11 @@ class Game(HudMixin):
 
     def _step(self, force: bool = False) -> bool:
         t0 = time.perf_counter()
-        stepped = self.session.step(force=force)
+        with warnings.catch_warnings():
+            if self.pour_emitter is not None:  # pouring onto a crate or a wall is play
+                warnings.filterwarnings("ignore", f"emitter {self.pour_emitter.id} at ",
+                                        RuntimeWarning)
+            stepped = self.session.step(force=force)
         if not stepped:
             return False
         ms = (time.perf_counter() - t0) * 1e3
