@@ -108,16 +108,12 @@ class CouplingParams:
                 raise TypeError(f"CouplingParams.{name} must be a finite number, got {v!r}")
             if v < 0 or (name == "interior_spacing" and v <= 0):
                 raise ValueError(f"CouplingParams.{name} must be > 0, got {v!r}")
-        for name in ("level_columns",):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"CouplingParams.{name} must be an int >= 1, got {v!r}")
-        if self.fluid_density is not None and not (
-            isinstance(self.fluid_density, int | float) and self.fluid_density > 0
-        ):
-            raise ValueError(
-                f"CouplingParams.fluid_density must be > 0, got {self.fluid_density!r}"
-            )
+        v = self.level_columns
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"CouplingParams.level_columns must be an int >= 1, got {v!r}")
+        rho = self.fluid_density
+        if rho is not None and not (isinstance(rho, int | float) and rho > 0):
+            raise ValueError(f"CouplingParams.fluid_density must be > 0, got {rho!r}")
 
 
 @dataclass
@@ -262,7 +258,6 @@ class Coupler(BodyIO):
         """Index of a coupled body in :attr:`bodies` and the per-body arrays (-1 if none)."""
         self._build()
         return self._body_idx.get(body, -1)
-
 
     def _build(self) -> None:
         """Concatenate the per-shape samples into the flat arrays the kernels read."""
