@@ -102,7 +102,9 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         params: Fluid parameters; default :meth:`FluidParams.game` ``(width, height)``. Its size
             must match ``width`` x ``height``.
         space: A pymunk Space to add water to (yours). By default the world makes one with
-            the fluid's gravity. On your Space, the water takes its gravity from the Space
+            the fluid's gravity and keeps the two equal: set ``world.space.gravity`` (or the
+            fluid's ``params.gravity``) and water and bodies both follow at the next step. On
+            your Space, the water takes its gravity from the Space
             (every step, unless ``params`` sets it: then the Space's gravity is left alone),
             no boundary walls are added unless ``bounds=True``, and the static shapes in it
             hold water (see ``attach_static``).
@@ -147,9 +149,11 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         own_space = space is None
         if space is not None and not isinstance(space, pymunk.Space):
             raise TypeError(f"space must be a pymunk.Space, got {type(space).__name__}")
-        #: Whether each step copies the Space's gravity into the fluid's parameters (a World on
-        #: your Space made without ``params``).
-        self.gravity_from_space = space is not None and params is None
+        #: Whether each step copies the Space's gravity into the fluid's parameters: a World
+        #: that made its Space (there a change of the fluid's gravity goes to the Space too), or
+        #: one on your Space made without ``params``.
+        self.gravity_from_space = own_space or params is None
+        self._own_space = own_space
         self._warned_gravity = False  # told once that bodies get no buoyancy (gravity not -y)
         if params is None:
             params = FluidParams.game(width, height)
@@ -168,6 +172,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self.fluid = FluidSystem(params, materials)
         self.fluid.set_solver(make_solver(solver))
         self.space = space
+        self._gravity_seen = _gravity_of(space)
         self.coupler = Coupler(self.fluid, coupling)
         self._systems: list[System] = []
         self._step_impulse = np.zeros((0, 2))  # the fluid's impulse on each body, this step
@@ -334,10 +339,17 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._shape_count = len(self.space.shapes)
 
     def _follow_space_gravity(self) -> None:
-        if self.gravity_from_space:
-            g = _gravity_of(self.space)
-            if g != self.fluid.params.gravity:
+        """One gravity for water and bodies: the fluid takes a change of the Space's; on the
+        World's own Space, the Space takes a change of ``fluid.params.gravity``."""
+        if not self.gravity_from_space:
+            return
+        g, fg = _gravity_of(self.space), self.fluid.params.gravity
+        if g != fg:
+            if getattr(self, "_own_space", False) and g == self._gravity_seen:
+                self.space.gravity = g = fg  # the fluid's gravity was changed: bodies follow
+            else:
                 self.fluid.params = dataclasses.replace(self.fluid.params, gravity=g)
+        self._gravity_seen = g
 
     def _warn_if_no_buoyancy(self) -> None:
         """Warn once when bodies are coupled but gravity does not point along -y: water levels

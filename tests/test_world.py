@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -37,6 +38,28 @@ def test_step_runs_the_named_stages_and_profiles_them(world: World) -> None:
     assert world.time == pytest.approx(world.fluid.params.dt)
     world.step(1.0 / 30.0)  # 4 substeps of 1/120
     assert world.time == pytest.approx(1.0 / 60.0 + 1.0 / 30.0)
+
+
+@pytest.mark.parametrize("side", ["space", "fluid"])
+def test_a_world_keeps_one_gravity_on_its_own_space(side: str) -> None:
+    """``world.space.gravity = (0, 0)`` used to stop the bodies only: the water went on
+    falling (a zero-g blob of 40 x 40 lay on the floor, its mean height 10 of 200). On the
+    World's own Space, either gravity set is the one both follow from the next step."""
+    w = World(300.0, 300.0)
+    w.add_fluid_rect(130, 130, 170, 170)
+    ball = w.add_ball((150, 250), 10, density=0.5)
+    if side == "space":
+        w.space.gravity = (0.0, 0.0)
+    else:
+        w.fluid.params = dataclasses.replace(w.fluid.params, gravity=(0.0, 0.0))
+    for _ in range(30):
+        w.step()
+    assert tuple(w.space.gravity) == w.fluid.params.gravity == (0.0, 0.0)
+    assert abs(w.fluid.positions[:, 1].mean() - 150.0) < 1.0
+    assert abs(ball.body.position.y - 250.0) < 1.0
+    w.space.gravity = (0.0, -900.0)  # and back
+    w.step()
+    assert w.fluid.params.gravity == (0.0, -900.0)
 
 
 def test_game_preset_and_space(world: World) -> None:
