@@ -265,7 +265,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         """Remove an entity (by handle or id). Its id goes stale at once; the bodies and shapes
         leave the space now, or at the end of the step if called during one (a body you added
         to the Space yourself stays in it while it has shapes there that were not coupled,
-        such as its sensors).
+        such as its sensors, and a mass without the coupled ones).
 
         Raises:
             TypeError: not an entity or an int id. KeyError: unknown, stale or already removed.
@@ -307,10 +307,13 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                     self._body_refs[b] = self._body_refs.get(b, 1) - 1
                     if self._body_refs[b] <= 0:
                         del self._body_refs[b]
-                        # a game's body left without shapes would turn NaN at the next step
-                        bare = not any(s.space is self.space for s in b.shapes)
-                        if (e._owns_body or bare) and b in self.space.bodies:
-                            self.space.remove(b)
+                        # a game's body left without shapes, or with only massless ones (its
+                        # sensors), would turn NaN at the next step: it goes with them
+                        rest = [s for s in b.shapes if s.space is self.space]
+                        massless = (b.body_type == pymunk.Body.DYNAMIC
+                                    and not (b.mass > 0.0 and b.moment > 0.0))
+                        if (e._owns_body or not rest or massless) and b in self.space.bodies:
+                            self.space.remove(b, *rest)
             elif isinstance(e, Drain):
                 self._drains.remove(e)
             elif isinstance(e, Emitter):

@@ -34,6 +34,7 @@ class BodyHelpers:
     space: pymunk.Space
     coupler: Coupler
     _body_refs: dict[pymunk.Body, int]
+    _slots: list[Entity | None]
 
     if TYPE_CHECKING:
         def _register(self, e: Entity) -> Entity: ...
@@ -207,6 +208,20 @@ class BodyHelpers:
         return self._dynamic(lambda b: [pymunk.Poly(b, p, radius=r) for p in parts],
                              position, angle, density, friction, elasticity, sprite, kind)
 
+    def _refuse_attached(self, body: pymunk.Body, shapes: list[pymunk.Shape]) -> None:
+        """A shape coupled twice would be removed under its other handle (pymunk then turned
+        the body NaN); pymunk aborts on a body or shape that is in another Space."""
+        for s in shapes:
+            if self.coupler.is_coupled(s):
+                owner = next((e.id for e in self._slots if isinstance(e, BodyHandle)
+                              and s in e.shapes), None)
+                raise ValueError(f"body_or_shape has a shape attached already (entity "
+                                 f"{owner}): remove that handle first, or keep using it")
+        for item in (body, *shapes):
+            if item.space is not None and item.space is not self.space:
+                raise ValueError("body_or_shape is in another pymunk Space: remove it from "
+                                 "that Space first")
+
     def attach(
         self, body_or_shape: pymunk.Body | pymunk.Shape, kind: str = "body",
         sprite: str | None = None,
@@ -221,8 +236,8 @@ class BodyHelpers:
         Raises:
             TypeError: not a pymunk Body or Shape, or an unsupported shape type.
             ValueError: a shape without a body, a body without shapes, a sensor shape or a
-                body with only sensor shapes, a non-finite pose, or a dynamic body without
-                mass.
+                body with only sensor shapes, a non-finite pose, a dynamic body without
+                mass, a shape attached already, or a body or shape in another Space.
         """
         if isinstance(body_or_shape, pymunk.Shape):
             shapes = [body_or_shape]
@@ -246,6 +261,7 @@ class BodyHelpers:
                              "shapes: sensors hold no water (set sensor=False to couple it)")
         for s in shapes:
             geometry_of(s)
+        self._refuse_attached(body, shapes)
         p = body.position
         v = body.velocity
         if not all(math.isfinite(x) for x in (p.x, p.y, body.angle, v.x, v.y,

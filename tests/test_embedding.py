@@ -311,6 +311,56 @@ def test_removing_a_games_attached_body_takes_it_out_whole_and_it_can_come_back(
     assert all(math.isfinite(v) for v in (*body.position, *body.velocity))
 
 
+@pytest.mark.parametrize("explicit_mass", [False, True])
+def test_removing_a_games_body_that_keeps_a_sensor_leaves_nothing_massless(
+        explicit_mass: bool) -> None:
+    """A crate with a pickup sensor, added by the game and attached: ``world.remove`` left the
+    body in the Space with only its sensor, mass 0, and pymunk turned it NaN at the next step
+    (jointed, the NaN then spread to its partner). Now such a body leaves with its sensor; a
+    body with a mass of its own keeps its sensor and stays."""
+    world, body, box = _pool_with_crate(130.0)
+    if explicit_mass:
+        box.density = 0.0
+        body.mass, body.moment = 800.0, 2e5
+    pickup = pymunk.Circle(body, 40.0)
+    pickup.sensor = True
+    world.space.add(body, box, pickup)
+    handle = world.attach(body)
+    for _ in range(10):
+        world.step()
+    world.remove(handle)
+    for _ in range(10):
+        world.step()
+    assert world.check().ok and world.check().bodies_nan == 0
+    assert (body in world.space.bodies) == (pickup in world.space.shapes) == explicit_mass
+    assert all(math.isfinite(v) for v in body.position)
+
+
+def test_a_shape_attached_twice_or_from_another_space_is_refused() -> None:
+    """A second ``attach`` of the same body gave a second handle on one coupling; removing one
+    left the body shapeless in the Space (NaN at the next step). A body in another Space made
+    pymunk fail an assertion (under ``python -O``: abort the process)."""
+    world, body, box = _pool_with_crate(130.0)
+    handle = world.attach(body)
+    with pytest.raises(ValueError, match=f"attached already \\(entity {handle.id}\\)"):
+        world.attach(body)
+    with pytest.raises(ValueError, match="attached already"):
+        world.attach(box)
+    other = pymunk.Space()
+    ball = pymunk.Body()
+    circle = pymunk.Circle(ball, 10.0)
+    circle.density = 0.5
+    other.add(ball, circle)
+    with pytest.raises(ValueError, match="in another pymunk Space"):
+        world.attach(ball)
+    shapes_before = len(world.space.shapes)
+    with pytest.raises(ValueError, match="in another pymunk Space"):
+        world.attach(circle)
+    assert len(world.space.shapes) == shapes_before and ball.space is other
+    world.step()
+    assert world.check().ok
+
+
 @pytest.mark.parametrize("solver", ["srd", "ddr", "constraint"])
 def test_a_gate_the_game_takes_out_of_its_space_lets_the_water_through(solver: str) -> None:
     """A game opens its lock gate with ``space.remove(gate)`` and closes it with
