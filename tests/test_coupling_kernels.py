@@ -267,6 +267,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
     if measure:
         vmax_b = K.column_tops(f.pos, b["vel"], f.count, c.a0, f.cell_count, f.solid_fraction,
                                f.params.gamma, c._col_w, b["tops"])
+        K.cap_columns(f.solid_pos[nw:], len(f.solid_pos) - nw, b["tops"], c._col_w, c.a0)
     K.water_levels(b["box"], b["tops"], c._col_w, f.solid_fraction, c.a0, half_layer, near, far,
                    0.5, b["levels"])
     if measure:

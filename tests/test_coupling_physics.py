@@ -91,6 +91,23 @@ def test_archimedes_floating_fraction(kind: str, density: float) -> None:
     assert not np.isnan(world.fluid.positions).any()
 
 
+@pytest.mark.parametrize("gap", [0.5, 10.0])
+def test_a_neighbour_does_not_change_what_a_body_reports_submerged(gap: float) -> None:
+    """Two 60 x 16 boxes of 0.4 side by side: each handle's ``submerged_area`` is its own
+    fraction (0.40-0.43 over seconds 3-5). The level beside each was read partly from the
+    water under the other box's bottom, and they reported 0.24-0.27 touching, 0.24-0.25
+    10 apart, floating where a box alone does."""
+    world = pool(400.0, 300.0, 120.0)
+    boxes = [world.add_box((170.0, 129.0), (60.0, 16.0), density=0.4),
+             world.add_box((230.0 + gap, 129.0), (60.0, 16.0), density=0.4)]
+    fractions = []
+    for i in range(300):
+        world.step()
+        if i >= 180:
+            fractions.append([h.submerged_area / h.area for h in boxes])
+    assert np.abs(np.mean(fractions, axis=0) - 0.4).max() < 0.05, np.mean(fractions, axis=0)
+
+
 def test_heavy_body_sinks_and_stays_on_the_floor() -> None:
     world = pool(240.0, 200.0, 100.0)
     e = world.add_box((120.0, 130.0), (40.0, 20.0), density=1.5, sprite="anvil")

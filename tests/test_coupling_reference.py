@@ -262,6 +262,17 @@ def test_column_tops_edge_cases() -> None:
         pos, vel, 0, A0, count, frac, GAMMA, 5.0, 12)[0]).all()
 
 
+def test_cap_columns_skips_the_water_under_a_solid() -> None:
+    """A column's top with an outline sample above it by at most ``reach`` is no free surface
+    (-inf); one further up, one below the top, one beside the domain and an empty column
+    change nothing."""
+    tops = np.array([10.0, 10.0, 10.0, -np.inf, 10.0])
+    out = np.array([[2.0, 14.0], [7.0, 25.0], [12.0, 9.0], [17.0, 12.0], [-3.0, 12.0],
+                    [30.0, 12.0], [NAN, 12.0], [22.0, 20.0]])
+    kernels.cap_columns(out, len(out), tops, 5.0, 10.0)
+    np.testing.assert_array_equal(tops, [-np.inf, 10.0, 10.0, -np.inf, -np.inf])
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_water_levels(seed: int) -> None:
     s, tops, col_w = level_scene(seed)

@@ -65,6 +65,7 @@ from .per_body import (
 )
 from .surface import (
     body_rows_range,
+    cap_columns,
     column_tops,
     column_tops_parallel,
     sample_bounds,
@@ -293,6 +294,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
                                         tops)
         else:
             vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
+        cap_columns(out_pos, m_out, tops, col_w, a0)
     water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
     if rho_fixed > 0.0:
         prof[:, :] = rho_fixed

@@ -15,7 +15,7 @@ from numba import njit, prange
 from .buoyancy import _level_at
 
 __all__ = ["submerged_areas", "sample_bounds", "column_tops", "column_tops_parallel",
-           "water_levels", "body_rows_range"]
+           "cap_columns", "water_levels", "body_rows_range"]
 
 
 @njit(cache=True)
@@ -125,6 +125,24 @@ def column_tops_parallel(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, 
             top = max(top, tops[t, c])
         out_top[c] = top
     return vm.max()
+
+
+@njit(cache=True)
+def cap_columns(out_pos, m, tops, col_w, reach):
+    """Columns whose top lies under a solid are no free surface: water under a floating body
+    or against a wall's underside. A column with an outline sample (of any coupled shape)
+    above its top by at most ``reach`` gets the top -inf, so :func:`water_levels` skips it.
+    (The water right under a neighbour's bottom stood for the level beside a body: two
+    touching 60 x 16 boxes of 0.4 measured 0.24 submerged for 0.39.)"""
+    ncol = tops.shape[0]
+    inv = 1.0 / col_w
+    for k in range(m):
+        x = out_pos[k, 0]
+        if not x >= 0.0:
+            continue
+        c = int(x * inv)
+        if c < ncol and tops[c] < out_pos[k, 1] <= tops[c] + reach:
+            tops[c] = -np.inf
 
 
 @njit(cache=True)
