@@ -217,8 +217,8 @@ class BodyHelpers:
                               and s in e.shapes), None)
                 raise ValueError(f"body_or_shape has a shape attached already (entity "
                                  f"{owner}): remove that handle first, or keep using it")
-        for item in (body, *shapes):
-            if item.space is not None and item.space is not self.space:
+        for space in (body.space, *(s.space for s in shapes)):
+            if space is not None and space is not self.space:
                 raise ValueError("body_or_shape is in another pymunk Space: remove it from "
                                  "that Space first")
 
