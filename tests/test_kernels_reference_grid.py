@@ -300,6 +300,32 @@ def test_advect_and_contain(seed, margin, keep_adhere):
     np.testing.assert_array_equal(p[sc.n:], pos[sc.n:])
 
 
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_advect_cuts_speeds_to_the_limit(seed):
+    """Particles faster than ``max_speed`` are slowed to it along their own direction before
+    they move (the serial and parallel kernels and the reference alike); slower ones keep
+    their velocity exactly."""
+    sc, pos, vel, bounce, rest, keep = advect_scene(seed, keep_adhere=1.0)
+    vel[: sc.n] *= 3.0
+    cap = 60.0
+    got = []
+    for kern in (advection.advect_and_contain, advection.advect_and_contain_parallel):
+        p, v = pos.copy(), vel.copy()
+        kern(p, v, sc.mat, sc.n, 0.1, sc.width, sc.height, 0.0, bounce, rest, keep, cap)
+        got.append((p, v))
+    rp, rv, _ = ref.advect_and_contain(pos, vel, sc.mat, sc.n, 0.1, sc.width, sc.height, 0.0,
+                                       bounce, rest, keep, cap)
+    for p, v in got:
+        close(p[: sc.n], rp)
+        close(v[: sc.n], rv)
+    speed = np.hypot(*vel[: sc.n].T)
+    fast = np.isfinite(speed) & (speed > cap)
+    assert fast.sum() > 20 and (np.hypot(*rv.T) <= cap * (1 + 1e-12)).all()
+    inside = (rp > 1.0).all(axis=1) & (rp < [sc.width - 1.0, sc.height - 1.0]).all(axis=1)
+    slow = ~fast & np.isfinite(speed) & inside
+    np.testing.assert_array_equal(rv[slow], vel[: sc.n][slow])
+
+
 @pytest.mark.parametrize("bounce", [False, True])
 def test_advect_wall_contact_by_hand(bounce):
     """A particle sliding along the floor (vx = 10) and through it (vy = -5), h = 0.1, from

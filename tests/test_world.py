@@ -9,7 +9,9 @@ import numpy as np
 import pymunk
 import pytest
 
-from fluidworld.fluid import FluidParams
+from fluidworld.fluid import FluidParams, Material
+from fluidworld.fluid.advection import MAX_SPEED_CELLS
+from fluidworld.fluid.params import default_materials
 from fluidworld.world import (
     STAGES,
     BodyEnteredWaterEvent,
@@ -421,6 +423,43 @@ def test_the_books_count_fills_emitters_and_drains() -> None:
         w.step()
     assert w.particles_added > n and w.particles_removed == d.removed > 0
     assert w.fluid.count == w.particles_added - w.particles_removed
+
+
+@pytest.mark.filterwarnings("ignore:emitter .* emits into a shape")
+@pytest.mark.parametrize("solver", ["srd", "ddr", "constraint"])
+def test_a_faucet_left_running_in_a_sealed_box_flings_nothing(solver: str) -> None:
+    """300 particles/s into a closed 50 x 50 world with a box in it: the fluid is packed
+    until it bursts. The box went to 1e45 units/s and pymunk raised ``OverflowError`` within
+    ~150 steps (the particles reached 1e19). Now particles move at most
+    ``MAX_SPEED_CELLS`` cells a substep and the fluid takes a body at most twice as fast."""
+    w = World(50.0, 50.0, solver=solver)
+    box = w.add_box((25.0, 25.0), (10.0, 10.0), density=0.5)
+    w.add_emitter((25.0, 45.0), (0.0, -1.0), speed=100.0, rate=300.0)
+    p = w.fluid.params
+    limit = MAX_SPEED_CELLS * p.a0 / p.h
+    fastest = 0.0
+    for _ in range(240):
+        w.step()
+        fastest = max(fastest, float(np.hypot(*box.body.velocity)))
+        assert w.check().nan == 0 and w.check().bodies_nan == 0
+    assert fastest <= 2.0 * limit + 1.0, fastest
+    assert w.fluid.count == w.particles_added > 1000
+
+
+def test_a_light_body_in_a_very_heavy_fluid_floats_calmly() -> None:
+    """A 20 x 20 box of 0.5 on a fluid of density 100: the fluid's mass floor and added mass
+    were water's, the box answered to particles 2,000 times its weight per unit area, and
+    ``world.step`` raised ``OverflowError`` within 80 steps. Now they are the densest fluid's
+    beside the body: it floats on top at a few units/s."""
+    heavy = Material("heavy", (200, 200, 0, 255), density=100.0, mix_group="heavy")
+    w = World(200.0, 150.0, materials=[*default_materials(), heavy])
+    w.add_fluid_rect(0.0, 0.0, 200.0, 40.0, material="heavy")
+    box = w.add_box((100.0, 70.0), (20.0, 20.0), density=0.5)
+    for i in range(240):
+        w.step()
+        if i >= 120:
+            assert np.hypot(*box.body.velocity) < 50.0
+    assert 40.0 < box.body.position.y < 60.0 and w.check().ok
 
 
 @pytest.mark.parametrize("speed", [5_000.0, 10_000.0])

@@ -595,5 +595,5 @@ class Coupler(BodyIO):
             self._fluid_group(), self._mats_group(), self._cells_group(), self._bins_group(),
             self._bodies, self._outline_group(), self._interior, self._surface, self._starts,
             self._exchange_scratch, params, self._vmax)
-        self._added_mass(J, self.submerged_area, float(self._rho_table[0]), f.params.gravity, h)
+        self._added_mass(J, self.submerged_area, self.density_profile, f.params.gravity, h)
         self._apply(J, tau)

@@ -4,7 +4,11 @@ The paper's wall particles alone leak: in a dam break particles move ~1.5 r_L in
 advection every particle outside ``[0, width] x [0, height]`` is put back inside (Sec. 3.3) --
 mirrored with its normal velocity scaled by ``-restitution`` ("bounce"), or clamped with its
 velocity scaled by ``1 - adhesion`` ("adhere") -- per material. Non-finite velocities (which only
-bad user input can create) are zeroed so that one bad particle cannot spread NaN.
+bad user input can create) are zeroed so that one bad particle cannot spread NaN, and no particle
+goes faster than ``max_speed`` (:data:`MAX_SPEED_CELLS` pressure cells a substep, from the
+solvers): a safety net, as LiquidFun limits its particles to a critical speed. The demos' fastest
+particles move at ~1 cell a substep; a faucet left running into a small sealed box packed the
+fluid until it burst at 10^19 units/s, and flung a box in it until pymunk overflowed.
 
 The range kernel groups the containment box ``box = (lo_x, hi_x, lo_y, hi_y)`` and the materials'
 wall response ``walls = (bounce_table, rest_table, keep_table)``.
@@ -18,11 +22,16 @@ import numpy as np
 from numba import njit, prange
 
 __all__ = [
+    "MAX_SPEED_CELLS",
     "advect_and_contain",
     "advect_and_contain_parallel",
     "add_accelerations",
     "add_accelerations_parallel",
 ]
+
+
+#: The fastest a particle may move, in pressure cells (``a0``) per substep.
+MAX_SPEED_CELLS = 4.0
 
 
 @njit(cache=True)
@@ -47,16 +56,22 @@ def _contain_axis(x, v, lo, hi, bounce, rest):
 
 
 @njit(cache=True)
-def _advect_range(i0, i1, pos, vel, mat, h, box, walls):
+def _advect_range(i0, i1, pos, vel, mat, h, box, walls, max_speed):
     lo_x, hi_x, lo_y, hi_y = box
     bounce_table, rest_table, keep_table = walls
     put_back = 0
+    cap2 = max_speed * max_speed
     for i in range(np.uint64(i0), np.uint64(i1)):  # unsigned: no wrap-around per access
         vx = vel[i, 0]
         vy = vel[i, 1]
         if not (math.isfinite(vx) and math.isfinite(vy)):
             vx = 0.0
             vy = 0.0
+        s2 = vx * vx + vy * vy
+        if s2 > cap2:
+            f = max_speed / math.sqrt(s2)
+            vx *= f
+            vy *= f
         x = pos[i, 0] + vx * h
         y = pos[i, 1] + vy * h
         if x < lo_x or x > hi_x or y < lo_y or y > hi_y:
@@ -77,18 +92,19 @@ def _advect_range(i0, i1, pos, vel, mat, h, box, walls):
 
 @njit(cache=True)
 def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table, rest_table,
-                       keep_table):
-    """Move particles by ``v h`` (Eq. 4) and keep them in ``[margin, size - margin]``.
+                       keep_table, max_speed=math.inf):
+    """Move particles by ``v h`` (Eq. 4), their speed first cut to ``max_speed``, and keep them
+    in ``[margin, size - margin]``.
 
     Returns the number of particles that had to be put back.
     """
     return _advect_range(0, n, pos, vel, mat, h, (margin, width - margin, margin, height - margin),
-                         (bounce_table, rest_table, keep_table))
+                         (bounce_table, rest_table, keep_table), max_speed)
 
 
 @njit(cache=True, parallel=True)
 def advect_and_contain_parallel(pos, vel, mat, n, h, width, height, margin, bounce_table,
-                                rest_table, keep_table):
+                                rest_table, keep_table, max_speed=math.inf):
     """:func:`advect_and_contain` over particle chunks in parallel; identical results."""
     chunk = 8192
     box = (margin, width - margin, margin, height - margin)
@@ -96,7 +112,7 @@ def advect_and_contain_parallel(pos, vel, mat, n, h, width, height, margin, boun
     put_back = 0
     for t in prange((n + chunk - 1) // chunk):
         put_back += _advect_range(t * chunk, min(n, (t + 1) * chunk), pos, vel, mat, h, box,
-                                  walls)
+                                  walls, max_speed)
     return put_back
 
 

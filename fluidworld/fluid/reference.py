@@ -473,10 +473,11 @@ def apply_cell_shift(pos, n, cell_of, grad, nx, h):
 
 # ============================================================================ advection
 def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table, rest_table,
-                       keep_table):
+                       keep_table, max_speed=math.inf):
     """Paper Eq. 4 and containment. Returns ``(pos, vel, put_back)``.
 
-    A non-finite velocity is zeroed first, then ``x += v h``. A particle that ends outside
+    A non-finite velocity is zeroed first, one faster than ``max_speed`` scaled down to it,
+    then ``x += v h``. A particle that ends outside
     ``[margin, width - margin] x [margin, height - margin]`` is put back (counted once), per its
     material:
 
@@ -498,6 +499,8 @@ def advect_and_contain(pos, vel, mat, n, h, width, height, margin, bounce_table,
         v = v_out[q].copy()
         if not np.isfinite(v).all():
             v[:] = 0.0
+        if v @ v > max_speed * max_speed:
+            v = v * (max_speed / math.sqrt(v @ v))
         x = p_out[q] + v * h
         out_lo = x < lo
         out_hi = x > hi

@@ -538,7 +538,7 @@ class FluidSystem(ParticleStore, SolidStore):
                   else advection.advect_and_contain)
         self.put_back = advect(
             self.pos, self.vel, self.mat, self.count, h, p.width, p.height, 1e-6 * p.a0,
-            self._bounce, self._rest, self._keep)
+            self._bounce, self._rest, self._keep, advection.MAX_SPEED_CELLS * p.a0 / h)
 
     # ------------------------------------------------------------------ queries
     def cell_of_points(
