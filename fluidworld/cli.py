@@ -23,6 +23,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,30 @@ def _output_path(text: str) -> Path:
     return path
 
 
+def check_output_path(path: Path) -> None:
+    """Fail before any frame is rendered when ``path`` cannot be written: its folder is made
+    (as the renderer would) and a scratch file is created and removed there.
+
+    Raises:
+        CliError: ``path`` is a folder, a parent is a file, or the folder cannot be written.
+    """
+    if path.is_dir():
+        raise CliError(f"--out {str(path)!r} is a folder; give a file name ending in "
+                       f"{', '.join(OUTPUT_FORMATS)}")
+    blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise CliError(f"cannot write --out {str(path)!r}: {str(blocker)!r} is a file, "
+                       "not a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".fluidworld-"):
+            pass
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        raise CliError(f"cannot write --out {str(path)!r}: {exc.strerror or exc}") from None
+
+
 # ------------------------------------------------------------------------------------ commands
 def _add_render_options(p: argparse.ArgumentParser, *, frames_default: int | None) -> None:
     p.add_argument("--frames", type=_positive_int, default=frames_default,
@@ -140,6 +165,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         resolve_level(args.level)
     except LevelError as exc:
         raise CliError(str(exc)) from None
+    check_output_path(args.out)
     from .levels.headless import render_level
 
     try:

@@ -15,8 +15,9 @@ where forces belong (the default ``after="exchange"`` also works, one substep la
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
@@ -68,43 +69,116 @@ def swirl(pos, vel, n, cx, cy, radius, speed, k, inward):  # pragma: no cover - 
         vel[i, 1] += k * (ty - vel[i, 1]) - inward * dy / r
 
 
-def _box(region: Any) -> np.ndarray:
-    if isinstance(region, str | bytes) or len(region) != 4:
-        raise ValueError(f"region must be (x0, y0, x1, y1), got {region!r}")
-    x0, y0, x1, y1 = (finite_number("region", v) for v in region)
+Check = Callable[[str, Any], Any]
+_IMMUTABLE = (tuple, int, float, str, np.generic)  # a field holding one cannot change unseen
+
+
+def _numbers(label: str, value: Any, n: int, shape: str) -> tuple[float, ...]:
+    """``value`` as ``n`` finite floats, else a TypeError/ValueError naming ``label``."""
+    if (isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray)
+            or np.ndim(value) != 1):
+        raise TypeError(f"{label} must be {shape}, got {value!r}")
+    if len(value) != n:
+        raise ValueError(f"{label} must be {shape}, got {value!r}")
+    return tuple(finite_number(label, v) for v in value)
+
+
+def _box(label: str, region: Any) -> np.ndarray:
+    x0, y0, x1, y1 = _numbers(label, region, 4, "(x0, y0, x1, y1)")
     if not (x0 < x1 and y0 < y1):
-        raise ValueError(f"region must have x0 < x1 and y0 < y1, got {region!r}")
+        raise ValueError(f"{label} must have x0 < x1 and y0 < y1, got {region!r}")
     return np.array([x0, y0, x1, y1])
 
 
-def _pair(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, str | bytes) or len(value) != 2:
-        raise ValueError(f"{name} must be a pair (x, y), got {value!r}")
-    return np.array([finite_number(name, value[0]), finite_number(name, value[1])])
+def _pair(label: str, value: Any) -> np.ndarray:
+    return np.array(_numbers(label, value, 2, "a pair (x, y)"))
 
 
-def _rate(value: Any) -> float:
-    r = finite_number("rate", value)
-    if r <= 0:
-        raise ValueError(f"rate must be > 0 (1/s), got {value!r}")
-    return r
+def _positive(label: str, value: Any) -> float:
+    v = finite_number(label, value)
+    if v <= 0:
+        raise ValueError(f"{label} must be > 0, got {value!r}")
+    return v
 
 
-def _material(world: Any, material: int | str | None) -> int:
-    return -1 if material is None else int(world.material_id(material))
+def _material(label: str, value: Any) -> int | str | None:
+    """A material (None, a name, an id >= 0); a name is looked up in the world at each call."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{label} must be a material name (str), an int id or None, "
+                        f"got {value!r}")
+    if value < 0:
+        raise ValueError(f"{label} must be an id >= 0, got {value!r}")
+    return int(value)
+
+
+def _name(label: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{label} must be a non-empty str, got {value!r}")
+    return value
+
+
+class _Checked:
+    """Validates each public field whenever it is set (the dataclass ``__init__`` included)
+    and keeps the converted value beside it, which ``update`` reads: a change made after
+    creation -- a new ``velocity``, a moved ``region`` -- takes effect at the next substep.
+
+    A field holding a mutable object (a list, an array) may be edited in place, unseen by
+    ``__setattr__``: such a field is converted (and checked) again at each use, a microsecond.
+    """
+
+    _checks: ClassVar[dict[str, Check]] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        check = self._checks.get(name)
+        if check is not None:
+            object.__setattr__(self, f"_{name}_value", check(self._label(name), value))
+        object.__setattr__(self, name, value)
+
+    def _label(self, name: str) -> str:
+        return f"{type(self).__name__}.{name}"
+
+    def _get(self, name: str) -> Any:
+        """A field's converted value (converted again when it may have been edited in place)."""
+        raw = getattr(self, name)
+        if raw is None or isinstance(raw, _IMMUTABLE):
+            return getattr(self, f"_{name}_value")
+        return self._checks[name](self._label(name), raw)
+
+    def _material_id(self, world: Any) -> int:
+        """The id of ``material`` in ``world`` (-1: all), or a ValueError naming the system."""
+        material = self._get("material")
+        if material is None:
+            return -1
+        try:
+            return int(world.material_id(material))
+        except ValueError as err:
+            raise ValueError(f"{type(self).__name__} {self._get('name')!r}: {err}") from err
 
 
 @dataclass
-class Current:
+class Current(_Checked):
     """A river: the fluid in ``region`` is drawn towards ``velocity`` at ``rate`` per second
     (``v += (1 - exp(-rate h)) (velocity - v)``; 1/rate is the time it takes to catch up).
+
+    Every field may be changed at any time (checked when set; used from the next substep).
 
     Args:
         region: ``(x0, y0, x1, y1)``.
         velocity: The stream's velocity (units/s).
         rate: How strongly it drags the fluid along (1/s).
-        material: Only this material (name or id); ``None``: all.
+        material: Only this material (name or id); ``None``: all. A name is looked up in
+            the world's table at each call (an unknown one raises then).
+        name: The name :meth:`World.add_system` gives it by default.
+
+    Raises:
+        TypeError / ValueError: naming the field, for a bad value (at creation or when set).
     """
+
+    _checks: ClassVar[dict[str, Check]] = {
+        "region": _box, "velocity": _pair, "rate": _positive, "material": _material,
+        "name": _name}
 
     region: Any
     velocity: Any
@@ -112,49 +186,52 @@ class Current:
     material: int | str | None = None
     name: str = "current"
 
-    def __post_init__(self) -> None:
-        self._box = _box(self.region)
-        self._target = _pair("velocity", self.velocity)
-        self._rate = _rate(self.rate)
-
     def update(self, world: Any, h: float) -> None:
         """Drag the particles in the region along (a system's step)."""
         f = world.fluid
-        k = 1.0 - math.exp(-self._rate * h)
-        relax_in_box(f.pos, f.vel, f.mat, f.count, self._box, self._target, k,
-                     _material(world, self.material))
+        k = 1.0 - math.exp(-self._get("rate") * h)
+        relax_in_box(f.pos, f.vel, f.mat, f.count, self._get("region"), self._get("velocity"),
+                     k, self._material_id(world))
 
 
 @dataclass
-class ForceField:
+class ForceField(_Checked):
     """A uniform acceleration (wind, a fan, anti-gravity) on the fluid in ``region``.
+
+    Every field may be changed at any time (checked when set; used from the next substep).
 
     Args:
         region: ``(x0, y0, x1, y1)``.
         acceleration: Units/s² added to the particles inside.
-        material: Only this material (name or id); ``None``: all.
+        material: Only this material (name or id); ``None``: all. A name is looked up in
+            the world's table at each call (an unknown one raises then).
+        name: The name :meth:`World.add_system` gives it by default.
+
+    Raises:
+        TypeError / ValueError: naming the field, for a bad value (at creation or when set).
     """
+
+    _checks: ClassVar[dict[str, Check]] = {
+        "region": _box, "acceleration": _pair, "material": _material, "name": _name}
 
     region: Any
     acceleration: Any
     material: int | str | None = None
     name: str = "force_field"
 
-    def __post_init__(self) -> None:
-        self._box = _box(self.region)
-        self._acc = _pair("acceleration", self.acceleration)
-
     def update(self, world: Any, h: float) -> None:
         """Accelerate the particles in the region (a system's step)."""
         f = world.fluid
-        accelerate_in_box(f.pos, f.vel, f.mat, f.count, self._box, self._acc * h,
-                          _material(world, self.material))
+        accelerate_in_box(f.pos, f.vel, f.mat, f.count, self._get("region"),
+                          self._get("acceleration") * h, self._material_id(world))
 
 
 @dataclass
-class Vortex:
+class Vortex(_Checked):
     """A whirlpool: within ``radius`` of ``center`` the fluid is drawn into a rotation whose
     rim moves at ``speed`` (counter-clockwise when positive), and pulled in by ``inward``.
+
+    Every field may be changed at any time (checked when set; used from the next substep).
 
     Args:
         center: ``(x, y)``.
@@ -162,7 +239,15 @@ class Vortex:
         speed: Rim speed (units/s).
         rate: How strongly the fluid is drawn into the rotation (1/s).
         inward: Pull towards the centre (units/s²).
+        name: The name :meth:`World.add_system` gives it by default.
+
+    Raises:
+        TypeError / ValueError: naming the field, for a bad value (at creation or when set).
     """
+
+    _checks: ClassVar[dict[str, Check]] = {
+        "center": _pair, "radius": _positive, "speed": finite_number, "rate": _positive,
+        "inward": finite_number, "name": _name}
 
     center: Any
     radius: float
@@ -171,17 +256,10 @@ class Vortex:
     inward: float = 0.0
     name: str = "vortex"
 
-    def __post_init__(self) -> None:
-        self._c = _pair("center", self.center)
-        if not finite_number("radius", self.radius) > 0:
-            raise ValueError(f"radius must be > 0, got {self.radius!r}")
-        finite_number("speed", self.speed)
-        finite_number("inward", self.inward)
-        self._rate = _rate(self.rate)
-
     def update(self, world: Any, h: float) -> None:
         """Swirl the particles around the centre (a system's step)."""
         f = world.fluid
-        k = 1.0 - math.exp(-self._rate * h)
-        swirl(f.pos, f.vel, f.count, float(self._c[0]), float(self._c[1]), float(self.radius),
-              float(self.speed), k, float(self.inward) * h)
+        cx, cy = self._get("center")
+        k = 1.0 - math.exp(-self._get("rate") * h)
+        swirl(f.pos, f.vel, f.count, float(cx), float(cy), self._get("radius"),
+              self._get("speed"), k, self._get("inward") * h)

@@ -126,6 +126,34 @@ def test_unknown_level_and_bad_options_give_clear_messages(
         assert message in capsys.readouterr().err, args
 
 
+def test_an_output_that_cannot_be_written_is_refused_before_rendering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A parent that is a file, an output that is a folder, a folder that cannot be made: one
+    line and status 2, before a frame is rendered (they were tracebacks after all frames)."""
+    import fluidworld.levels.headless as headless
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("rendered although the output cannot be written")
+
+    monkeypatch.setattr(headless, "render_level", never)
+    monkeypatch.setenv("ARCADE_HEADLESS", "1")  # play renders instead of opening a window
+    (tmp_path / "level.py").write_text("")
+    (tmp_path / "frames.png").mkdir()
+    for command in ("render", "play"):
+        for out, message in (
+            (tmp_path / "level.py" / "x.png", "is a file, not a folder"),
+            (tmp_path / "level.py" / "a" / "x.gif", "is a file, not a folder"),
+            (tmp_path / "frames.png", "is a folder"),
+            (Path("/proc/fluidworld/x.png"), "cannot write --out"),
+        ):
+            assert main([command, "dam_break", "--out", str(out), "--quiet"]) == 2, out
+            err = capsys.readouterr().err
+            assert "fluidworld: error: " in err and message in err, (out, err)
+            assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames.png", "level.py"]
+
+
 def test_levels_lists_every_demo_with_its_title(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["levels"]) == 0
     out = capsys.readouterr().out

@@ -16,6 +16,8 @@ from typing import Any
 
 import arcade
 
+from ._checks import pair, positive, rgba
+
 __all__ = ["ASSETS_DIR", "BodySprites", "load_body_texture"]
 
 
@@ -33,10 +35,14 @@ def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None 
     """Resolve a texture: an ``arcade.Texture``, a path, or a bare asset name like ``"crate"``.
 
     Raises:
-        FileNotFoundError: If no such file exists, with the folder that was searched.
+        TypeError: ``name`` is none of those. FileNotFoundError: If no such file exists, with
+            the folder that was searched.
     """
     if isinstance(name, arcade.Texture):
         return name
+    if not isinstance(name, str | Path) or not str(name):
+        raise TypeError(f"texture must be an asset name, a path or an arcade.Texture, "
+                        f"got {name!r}")
     path = Path(name)
     if not path.suffix:
         path = path.with_suffix(".png")
@@ -60,6 +66,15 @@ def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None 
 #: (when a Texture is collected, arcade 3.3 can drop the atlas slot that an identical new Texture
 #: then looks up: "Texture ... not found in UVData").
 _TEXTURES: dict[tuple[str, int], Any] = {}
+
+
+def _check_body(body: Any, offset: tuple[float, float]) -> None:
+    """A TypeError unless ``body`` has what ``sync()`` reads (``local_to_world`` for an offset)."""
+    needs = ("position", "angle") + (("local_to_world",) if offset != (0.0, 0.0) else ())
+    missing = [a for a in needs if not hasattr(body, a)]
+    if missing:
+        raise TypeError(f"body must be a pymunk.Body (with {', '.join(needs)}), "
+                        f"got {type(body).__name__} without {', '.join(missing)}")
 
 
 @dataclass
@@ -116,20 +131,26 @@ class BodySprites:
 
         Returns:
             The sprite (already posed).
+
+        Raises:
+            TypeError / ValueError: naming the argument, for a body without ``position`` and
+            ``angle``, a size that is not a finite number > 0, a bad offset or colour; nothing
+            is registered then. FileNotFoundError: no such texture.
         """
-        if width <= 0 or height <= 0:
-            raise ValueError(f"sprite size must be positive, got {width} x {height}")
+        local = pair("offset", offset)
+        _check_body(body, local)
+        w, h = positive("width", width), positive("height", height)
+        tint = rgba("color", color) if color is not None else None
         if id(body) in self._entries:
             raise ValueError("this body already has a sprite; remove() it first")
         sprite = arcade.Sprite(load_body_texture(texture_name, self.asset_dir))
-        sprite.width = float(width)
-        sprite.height = float(height)
-        if color is not None:
-            sprite.color = color
-        entry = _Entry(body, sprite, (float(offset[0]), float(offset[1])))
+        sprite.width, sprite.height = w, h
+        if tint is not None:
+            sprite.color = tint
+        entry = _Entry(body, sprite, local)
+        self._pose(entry)  # before registering: a body that cannot be posed leaves no entry
         self._entries[id(body)] = entry
         self.sprite_list.append(sprite)
-        self._pose(entry)
         return sprite
 
     def remove(self, body: Any) -> None:

@@ -16,6 +16,7 @@ from arcade.gl import BufferDescription
 from arcade.shape_list import ShapeElementList, create_lines
 
 from . import shaders
+from ._checks import at_least, between, positive, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, set_uniforms
 from .protocols import FluidView
 
@@ -43,6 +44,9 @@ class DebugOverlay:
         max_arrows: Subsample particles to at most this many arrows.
         density_max: Density ratio drawn in the hottest colour.
         cell_alpha: Opacity of the cell colours.
+
+    Raises:
+        TypeError / ValueError: naming the argument, for a non-number, NaN/inf or out of range.
     """
 
     def __init__(
@@ -69,10 +73,10 @@ class DebugOverlay:
         self.show_solids = show_solids
         self.show_velocities = show_velocities
         self.show_timings = show_timings
-        self.velocity_scale = float(velocity_scale)
-        self.max_arrows = int(max_arrows)
-        self.density_max = float(density_max)
-        self.cell_alpha = float(cell_alpha)
+        self.velocity_scale = at_least("velocity_scale", velocity_scale, 0.0)
+        self.max_arrows = whole("max_arrows", max_arrows, 0)
+        self.density_max = positive("density_max", density_max)
+        self.cell_alpha = between("cell_alpha", cell_alpha, 0.0, 1.0)
         self._gl: dict[str, Any] | None = None
         self._grid_lines: ShapeElementList[Any] | None = None
         self._grid_key: tuple[int, int, float] | None = None

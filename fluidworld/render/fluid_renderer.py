@@ -24,6 +24,7 @@ import numpy as np
 from arcade.gl import BufferDescription
 
 from . import shaders
+from ._checks import at_least, between, finite, positive
 from ._gl import (
     InstanceBuffer,
     Palette,
@@ -61,6 +62,9 @@ class DropletStyle:
         shade_light: Brightness factor at density ratio 0 (spray and surface look lighter).
         shade_dark: Brightness factor at density ratio ``shade_density`` and above.
         shade_density: Density ratio at which the shading reaches ``shade_dark``.
+
+    Raises:
+        TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range.
     """
 
     radius: float = 1.0
@@ -77,20 +81,18 @@ class DropletStyle:
     shade_density: float = 1.6
 
     def __post_init__(self) -> None:
-        if self.radius <= 0:
-            raise ValueError(f"DropletStyle.radius must be > 0, got {self.radius}")
-        if not 0 < self.size_min <= self.size_max:
+        for key in ("size_at_zero_density", "size_per_density", "shade_light", "shade_dark"):
+            finite(f"DropletStyle.{key}", getattr(self, key))
+        for key in ("radius", "size_min", "grad_full", "shade_density"):
+            positive(f"DropletStyle.{key}", getattr(self, key))
+        at_least("DropletStyle.max_aspect", self.max_aspect, 1.0)
+        at_least("DropletStyle.grad_weak", self.grad_weak, 0.0)
+        if not self.size_min <= finite("DropletStyle.size_max", self.size_max):
             raise ValueError(
                 f"DropletStyle needs 0 < size_min <= size_max, got {self.size_min}, {self.size_max}"
             )
-        if self.max_aspect < 1:
-            raise ValueError(f"DropletStyle.max_aspect must be >= 1, got {self.max_aspect}")
-        if self.grad_full <= 0 or self.grad_weak < 0:
-            raise ValueError("DropletStyle.grad_full must be > 0 and grad_weak >= 0")
-        if self.speed_ref is not None and self.speed_ref <= 0:
-            raise ValueError(f"DropletStyle.speed_ref must be > 0, got {self.speed_ref}")
-        if self.shade_density <= 0:
-            raise ValueError(f"DropletStyle.shade_density must be > 0, got {self.shade_density}")
+        if self.speed_ref is not None:
+            positive("DropletStyle.speed_ref", self.speed_ref)
 
 
 @dataclass
@@ -108,6 +110,9 @@ class LiquidStyle:
         line_px: Thickness of the lighter surface line in screen pixels.
         line_boost: How far the line is lifted towards white (0..1).
         resolution: Offscreen field resolution as a fraction of the viewport (0 < r <= 1).
+
+    Raises:
+        TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range.
     """
 
     splat_radius: float = 1.9
@@ -120,16 +125,15 @@ class LiquidStyle:
     resolution: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.splat_radius <= 0:
-            raise ValueError(f"LiquidStyle.splat_radius must be > 0, got {self.splat_radius}")
-        if not 0 < self.threshold:
-            raise ValueError(f"LiquidStyle.threshold must be > 0, got {self.threshold}")
-        if not 0 < self.resolution <= 1:
-            raise ValueError(f"LiquidStyle.resolution must be in (0, 1], got {self.resolution}")
-        if not 0 <= self.depth_darken < 1 or not 0 <= self.line_boost <= 1:
-            raise ValueError("LiquidStyle.depth_darken must be in [0, 1), line_boost in [0, 1]")
-        if self.line_px < 0:
-            raise ValueError(f"LiquidStyle.line_px must be >= 0, got {self.line_px}")
+        positive("LiquidStyle.splat_radius", self.splat_radius)
+        positive("LiquidStyle.threshold", self.threshold)
+        between("LiquidStyle.opacity", self.opacity, 0.0, 1.0)
+        if self.depth_range is not None:
+            positive("LiquidStyle.depth_range", self.depth_range)
+        between("LiquidStyle.depth_darken", self.depth_darken, 0.0, 1.0, open_hi=True)
+        at_least("LiquidStyle.line_px", self.line_px, 0.0)
+        between("LiquidStyle.line_boost", self.line_boost, 0.0, 1.0)
+        between("LiquidStyle.resolution", self.resolution, 0.0, 1.0, open_lo=True)
 
 
 @dataclass
@@ -147,6 +151,15 @@ class _Frame:
     grad_rms: float = 0.0
 
 
+def _style(name: str, value: Any, kind: type) -> Any:
+    """``value`` if it is a ``kind`` (a default one for None), else a TypeError naming it."""
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__name__} or None, got {value!r}")
+    return value
+
+
 class FluidRenderer:
     """Draws a fluid into the current arcade window, through the active camera.
 
@@ -161,6 +174,10 @@ class FluidRenderer:
             ``fluid.params`` (see ``particle_spacing``).
         droplets: Look of the sprites mode.
         liquid: Look of the liquid mode.
+
+    Raises:
+        TypeError / ValueError: naming the argument, for a spacing that is not a finite
+        number > 0 (given, or derived from ``fluid.params``) or a style of the wrong type.
 
     Example::
 
@@ -181,11 +198,10 @@ class FluidRenderer:
         liquid: LiquidStyle | None = None,
     ) -> None:
         self.fluid = fluid
-        self.droplets = droplets if droplets is not None else DropletStyle()
-        self.liquid = liquid if liquid is not None else LiquidStyle()
-        self.spacing = float(spacing) if spacing is not None else particle_spacing(fluid.params)
-        if self.spacing <= 0:
-            raise ValueError(f"spacing must be > 0, got {self.spacing}")
+        self.droplets = _style("droplets", droplets, DropletStyle)
+        self.liquid = _style("liquid", liquid, LiquidStyle)
+        self.spacing = (positive("spacing", spacing) if spacing is not None else
+                        positive("spacing (from fluid.params)", particle_spacing(fluid.params)))
         self._mode: str = ""
         self.mode = mode
         self.frame = _Frame()

@@ -16,6 +16,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from ._checks import finite, rgba, whole
+
 __all__ = ["Drawable", "offscreen_window", "read_pixels", "render_frames", "save_frame"]
 
 
@@ -110,14 +112,17 @@ def render_frames(
 
     Returns:
         The paths written, in order.
+
+    Raises:
+        TypeError / ValueError: naming the argument, for ``n_frames`` < 0, ``every`` < 1, a
+        non-finite ``dt`` or a background that is not 3 or 4 channels of 0..255.
     """
-    if n_frames < 0 or every < 1:
-        raise ValueError(f"need n_frames >= 0 and every >= 1, got {n_frames}, {every}")
+    n_frames, every = whole("n_frames", n_frames, 0), whole("every", every, 1)
+    dt = finite("dt", dt)
+    bg = rgba("background", background)
     win = window if window is not None else offscreen_window(*size)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    r, g, b, *alpha = (int(c) for c in background)
-    bg = (r, g, b, alpha[0] if alpha else 255)
     paths: list[Path] = []
     for frame in range(n_frames):
         if step is not None:

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import shaders
+from ._checks import at_least, between, finite, pair, positive, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, quad_buffer, set_uniforms
 from .protocols import FluidView
 
@@ -62,6 +63,10 @@ class GridCollider:
         water_threshold: Density ratio from which a cell counts as water.
         origin: World position of the grid's lower-left corner.
         outside_blocks: Whether points outside the grid are blocked.
+
+    Raises:
+        TypeError / ValueError: naming the argument (a non-finite or non-positive cell size,
+        no grid, grids of different or non 2-D shapes).
     """
 
     def __init__(
@@ -74,8 +79,9 @@ class GridCollider:
         origin: tuple[float, float] = (0.0, 0.0),
         outside_blocks: bool = True,
     ) -> None:
-        if cell_size <= 0:
-            raise ValueError(f"cell_size must be > 0, got {cell_size}")
+        cell_size = positive("cell_size", cell_size)
+        water_threshold = finite("water_threshold", water_threshold)
+        origin = pair("origin", origin)
         if density is None and solid is None:
             raise ValueError("GridCollider needs a density grid, a solid mask, or both")
         blocked: npt.NDArray[np.bool_] | None = None
@@ -148,6 +154,9 @@ class SplashSystem:
         probe: Spacing of collision probes along a step (world units) when the collider is a
             plain callable; a ``GridCollider`` is probed every half cell.
         seed: Seed of the random generator (spawn choice and jitter).
+
+    Raises:
+        TypeError / ValueError: naming the argument, for a non-number, NaN/inf or out of range.
     """
 
     MAX_PROBES = 16
@@ -167,24 +176,16 @@ class SplashSystem:
         probe: float = 2.0,
         seed: int | None = 0,
     ) -> None:
-        if capacity < 0:
-            raise ValueError(f"capacity must be >= 0, got {capacity}")
-        if not 0.0 <= spawn_chance <= 1.0:
-            raise ValueError(f"spawn_chance must be in [0, 1], got {spawn_chance}")
-        if lifetime <= 0:
-            raise ValueError(f"lifetime must be > 0, got {lifetime}")
-        self.capacity = int(capacity)
-        self.speed_min = float(speed_min)
-        self.density_max = float(density_max)
-        self.spawn_chance = float(spawn_chance)
-        self.max_per_spawn = int(max_per_spawn)
-        self.lifetime = float(lifetime)
-        self.jitter = float(jitter)
-        self.streak_time = float(streak_time)
-        self.width = float(width)
-        if probe <= 0:
-            raise ValueError(f"probe must be > 0, got {probe}")
-        self.probe = float(probe)
+        self.capacity = whole("capacity", capacity, 0)
+        self.speed_min = at_least("speed_min", speed_min, 0.0)
+        self.density_max = finite("density_max", density_max)
+        self.spawn_chance = between("spawn_chance", spawn_chance, 0.0, 1.0)
+        self.max_per_spawn = whole("max_per_spawn", max_per_spawn, 0)
+        self.lifetime = positive("lifetime", lifetime)
+        self.jitter = at_least("jitter", jitter, 0.0)
+        self.streak_time = at_least("streak_time", streak_time, 0.0)
+        self.width = positive("width", width)
+        self.probe = positive("probe", probe)
         self.rng = np.random.default_rng(seed)
         self.positions = np.zeros((self.capacity, 2))
         self.velocities = np.zeros((self.capacity, 2))

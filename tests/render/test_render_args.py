@@ -1,0 +1,132 @@
+"""The render classes refuse bad arguments up front, naming them: NaN, infinite, negative or
+zero sizes, colours out of 0..255, a body that is not a body (and a refused sprite leaves
+nothing registered)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pymunk
+import pytest
+from render_fakes import FakeFluid
+
+from fluidworld.render import (
+    BodySprites,
+    DebugOverlay,
+    DropletStyle,
+    FluidRenderer,
+    GridCollider,
+    LiquidStyle,
+    SplashSystem,
+    render_frames,
+)
+
+NAN, INF = math.nan, math.inf
+
+
+def fluid() -> FakeFluid:
+    return FakeFluid(np.array([[128.0, 128.0]]))
+
+
+def test_a_refused_sprite_leaves_nothing_registered() -> None:
+    """``add(None, ...)`` registered the entry before failing, so every later ``sync()``
+    raised; now it is refused first, and the list stays usable."""
+    sprites = BodySprites()
+    body = pymunk.Body(1.0, 100.0)
+    with pytest.raises(TypeError, match="body must be a pymunk.Body"):
+        sprites.add(None, "ball", 10, 10)
+    with pytest.raises(TypeError, match="local_to_world"):
+        sprites.add(object(), "ball", 10, 10, offset=(5, 0))
+    assert len(sprites) == 0 and len(sprites.sprite_list) == 0
+    sprites.sync()
+    sprites.add(body, "ball", 10, 10)
+    sprites.sync()
+    assert len(sprites) == 1
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"width": NAN}, ValueError, "width must be finite"),
+    ({"width": INF}, ValueError, "width must be finite"),
+    ({"width": -1.0}, ValueError, "width must be > 0"),
+    ({"height": 0}, ValueError, "height must be > 0"),
+    ({"height": "10"}, TypeError, "height"),
+    ({"offset": (NAN, 0)}, ValueError, "offset"),
+    ({"offset": None}, TypeError, "offset"),
+    ({"color": (300, 0, 0)}, ValueError, "color"),
+    ({"color": (255, 0)}, TypeError, "color"),
+    ({"color": (0.5, 0, 0, 255)}, TypeError, "color"),
+    ({"texture_name": None}, TypeError, "texture"),
+])
+def test_sprite_sizes_offsets_colours_and_textures_are_checked(
+        kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
+    sprites = BodySprites()
+    args: dict[str, Any] = {"texture_name": "crate", "width": 10.0, "height": 10.0, **kwargs}
+    with pytest.raises(error, match=match):
+        sprites.add(pymunk.Body(1.0, 100.0), **args)
+    assert len(sprites) == 0
+
+
+@pytest.mark.parametrize(("make", "error", "match"), [
+    (lambda: FluidRenderer(fluid(), spacing=NAN), ValueError, "spacing must be finite"),
+    (lambda: FluidRenderer(fluid(), spacing=-2.0), ValueError, "spacing must be > 0"),
+    (lambda: FluidRenderer(fluid(), spacing="4"), TypeError, "spacing"),
+    (lambda: FluidRenderer(FakeFluid(np.zeros((0, 2)), a0=NAN)), ValueError, "spacing"),
+    (lambda: FluidRenderer(fluid(), droplets=LiquidStyle()), TypeError, "droplets"),
+    (lambda: FluidRenderer(fluid(), liquid={"opacity": 1}), TypeError, "liquid"),
+    (lambda: DropletStyle(radius=NAN), ValueError, "DropletStyle.radius"),
+    (lambda: DropletStyle(size_max=INF), ValueError, "DropletStyle.size_max"),
+    (lambda: DropletStyle(max_aspect=NAN), ValueError, "DropletStyle.max_aspect"),
+    (lambda: DropletStyle(shade_dark=NAN), ValueError, "DropletStyle.shade_dark"),
+    (lambda: DropletStyle(speed_ref=NAN), ValueError, "DropletStyle.speed_ref"),
+    (lambda: LiquidStyle(opacity=NAN), ValueError, "LiquidStyle.opacity"),
+    (lambda: LiquidStyle(opacity=1.5), ValueError, "LiquidStyle.opacity"),
+    (lambda: LiquidStyle(threshold=NAN), ValueError, "LiquidStyle.threshold"),
+    (lambda: LiquidStyle(splat_radius=INF), ValueError, "LiquidStyle.splat_radius"),
+    (lambda: LiquidStyle(depth_range=0.0), ValueError, "LiquidStyle.depth_range"),
+    (lambda: LiquidStyle(resolution=NAN), ValueError, "LiquidStyle.resolution"),
+    (lambda: LiquidStyle(line_px=NAN), ValueError, "LiquidStyle.line_px"),
+    (lambda: SplashSystem(width=NAN), ValueError, "width"),
+    (lambda: SplashSystem(lifetime=NAN), ValueError, "lifetime"),
+    (lambda: SplashSystem(spawn_chance=NAN), ValueError, "spawn_chance"),
+    (lambda: SplashSystem(probe=INF), ValueError, "probe"),
+    (lambda: SplashSystem(capacity=2.5), TypeError, "capacity"),
+    (lambda: SplashSystem(jitter=-0.1), ValueError, "jitter"),
+    (lambda: GridCollider(NAN, solid=np.zeros((2, 2))), ValueError, "cell_size"),
+    (lambda: GridCollider(1.0, solid=np.zeros((2, 2)), origin=(NAN, 0)), ValueError,
+     "origin"),
+    (lambda: DebugOverlay(fluid(), cell_alpha=NAN), ValueError, "cell_alpha"),
+    (lambda: DebugOverlay(fluid(), density_max=0.0), ValueError, "density_max"),
+    (lambda: DebugOverlay(fluid(), velocity_scale=INF), ValueError, "velocity_scale"),
+    (lambda: DebugOverlay(fluid(), max_arrows=-1), ValueError, "max_arrows"),
+])
+def test_numeric_arguments_of_the_render_classes_are_checked(
+        make: Any, error: type[Exception], match: str) -> None:
+    """NaN passed the old ``x <= 0`` checks (a NaN spacing drew nothing, silently)."""
+    with pytest.raises(error, match=match):
+        make()
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"n_frames": NAN}, TypeError, "n_frames"),
+    ({"every": 0}, ValueError, "every"),
+    ({"dt": NAN}, ValueError, "dt"),
+    ({"background": (300, 0, 0)}, ValueError, "background"),
+    ({"background": "black"}, TypeError, "background"),
+])
+def test_render_frames_checks_its_arguments_before_opening_a_window(
+        tmp_path: Path, kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
+    args: dict[str, Any] = {"n_frames": 1, **kwargs}
+    with pytest.raises(error, match=match):
+        render_frames(None, [], out_dir=tmp_path / "frames", **args)
+    assert not (tmp_path / "frames").exists()
+
+
+def test_valid_arguments_are_kept() -> None:
+    renderer = FluidRenderer(fluid(), spacing=np.float32(3.0))
+    assert renderer.spacing == 3.0 and isinstance(renderer.spacing, float)
+    splash = SplashSystem(capacity=np.int64(8), width=2)
+    assert splash.capacity == 8 and splash.positions.shape == (8, 2)
+    assert GridCollider(2, solid=np.zeros((2, 2))).origin == (0.0, 0.0)
