@@ -232,6 +232,27 @@ def test_level_errors_are_drawn_and_f5_reloads_the_fixed_file(window: Any, tmp_p
     game.draw()
 
 
+def test_an_error_in_a_level_system_is_drawn_and_the_game_plays_on(window: Any) -> None:
+    """A system the level added raises inside ``world.step()``: it crashed the window."""
+
+    class Stirred(Yard):
+        def build(self, world: Any) -> None:
+            super().build(world)
+            world.add_system(self.stir)
+
+        def stir(self, world: Any, h: float) -> None:
+            if world.steps >= 2:
+                raise RuntimeError("boom in my system")
+
+    game = make_game(window, Stirred)
+    for _ in range(5):
+        game.fixed_update(1 / 60)
+    error = game.session.error
+    assert error is not None and "boom in my system" in str(error)
+    assert error.path == __file__ and game.world.steps == 4 and not game.session.paused
+    game.draw()
+
+
 PLAY_WINDOW = '''
 import arcade
 from fluidworld.levels import LevelSession

@@ -40,7 +40,9 @@ from .scripting import (
     Trigger,
     Watch,
     as_region,
+    check_material,
     finite_number,
+    key_name,
     normalize_key,
     whole_number,
 )
@@ -72,10 +74,13 @@ class Level:
         background: Clear colour, RGBA 0..255.
         fluid_params: Extra keyword overrides for :meth:`FluidParams.game` (``a0``, ``gamma``,
             ``substeps``, ``pressure_iterations``, ...).
-        pour_material: Material id the right mouse button pours by default.
+        pour_material: Material id the right mouse button pours by default (or its name).
         solver: The fluid solver by name (``"srd"``, ``"ddr"``, ``"constraint"``); the player
             cycles them with V.
         window_size: Preferred window size in pixels; ``None`` fits the camera into 1280x720.
+
+    The session checks the metadata before it builds the level (:mod:`.metadata`): a bad value
+    is a level error at the line that sets it.
 
     Attributes (set while running):
         world: The world built by this level (``None`` before ``build``).
@@ -220,7 +225,8 @@ class Level:
         """Call ``action(world)`` once, ``seconds`` after now ("open the gate after 3 s").
 
         Raises:
-            TypeError / ValueError: ``seconds`` is not a finite number >= 0.
+            TypeError / ValueError: ``seconds`` is not a finite number >= 0; TypeError:
+                ``action`` is not callable.
         """
         delay = finite_number("seconds", seconds)
         if delay < 0:
@@ -237,7 +243,7 @@ class Level:
 
         Raises:
             TypeError / ValueError: ``seconds`` is not a finite number > 0, or ``start`` not
-                one >= 0.
+                one >= 0; TypeError: ``action`` is not callable.
         """
         period = finite_number("seconds", seconds)
         if period <= 0:
@@ -255,7 +261,7 @@ class Level:
         action: Action,
         *,
         watch: Watch = "fluid",
-        material: int | None = None,
+        material: int | str | None = None,
         bodies: Sequence[Any] | None = None,
         min_count: int = 1,
         once: bool = True,
@@ -267,11 +273,16 @@ class Level:
             region: A :class:`Rect`, :class:`Circle` or ``(x0, y0, x1, y1)``.
             action: Called with the world.
             watch: ``"fluid"`` or ``"bodies"``; giving ``bodies`` implies ``"bodies"``.
-            material: Fluid material to count (``None``: any).
-            bodies: Bodies or entity handles to watch (default: every dynamic body).
+            material: Fluid material to count, by id or name (``None``: any).
+            bodies: Bodies or entity handles to watch (default: every dynamic body); one
+                removed from the world no longer counts.
             min_count: Particles (or bodies) needed inside.
             once: Fire only the first time.
             name: Label.
+
+        Raises:
+            TypeError: ``action`` is not callable. TypeError / ValueError: ``material`` is not
+                a material of the world, or ``min_count`` not an int >= 1.
         """
         if bodies is not None:
             watch = "bodies"
@@ -280,7 +291,7 @@ class Level:
             as_region(region),
             action,
             watch=watch,
-            material=material,
+            material=self._material_id(material),
             bodies=list(bodies) if bodies is not None else None,
             min_count=min_count,
             once=once,
@@ -312,6 +323,13 @@ class Level:
             raise TypeError(f"region must be (x0, y0, x1, y1) or a Rect, got {region!r}")
         return self._world().add_drain((values.x0, values.y0, values.x1, values.y1))
 
+    def _material_id(self, material: int | str | None) -> int | str | None:
+        """``material`` as the world's material id (checked when the level has a world, else
+        where it is counted, by ``count_fluid``)."""
+        if material is None or self.world is None:
+            return check_material(material)
+        return self.world.material_id(material)
+
     def _world(self) -> World:
         if self.world is None:
             raise RuntimeError("the level has no world yet: call this from build() or later")
@@ -325,7 +343,11 @@ class Level:
         hold: float = 0.5,
         on_reached: Action | None = None,
     ) -> Goal:
-        """Add a win condition; ``check(world)`` returns progress in [0, 1] or a bool."""
+        """Add a win condition; ``check(world)`` returns progress in [0, 1] or a bool.
+
+        Raises:
+            TypeError: ``check`` (or ``on_reached``) is not callable.
+        """
         g = Goal(check, message=message, hold=hold, on_reached=on_reached)
         self.goals.append(g)
         return g
@@ -336,13 +358,19 @@ class Level:
         particles: int,
         message: str = "Level complete!",
         *,
-        material: int | None = None,
+        material: int | str | None = None,
         hold: float = 0.5,
         on_reached: Action | None = None,
     ) -> FillGoal:
-        """Add a "fill the container" goal: ``particles`` fluid particles inside ``region``."""
+        """Add a "fill the container" goal: ``particles`` fluid particles inside ``region``
+        (of ``material``, an id or a name; ``None``: any).
+
+        Raises:
+            TypeError / ValueError: ``material`` is not a material of the world.
+        """
         g = FillGoal(
-            as_region(region), whole_number("particles", particles, 1), material=material,
+            as_region(region), whole_number("particles", particles, 1),
+            material=self._material_id(material),
             message=message, hold=hold, on_reached=on_reached,
         )
         self.goals.append(g)
@@ -352,9 +380,12 @@ class Level:
         """Bind a key (``"G"``, ``"ENTER"``, ``"LEFT"``, ...) to ``action(world)``.
 
         Raises:
-            ValueError: For keys the player controls use (:data:`RESERVED_KEYS`).
+            ValueError: For names that are no key of the play window
+                (:data:`~fluidworld.levels.scripting.KEY_NAMES`) and for keys the player
+                controls use (:data:`RESERVED_KEYS`).
+            TypeError: ``action`` is not callable.
         """
-        name = normalize_key(key)
+        name = key_name(key)
         if name in RESERVED_KEYS:
             raise ValueError(
                 f"key {name!r} is used by the player controls; pick another "

@@ -4,10 +4,12 @@ A level is named by a file path (``my_level.py``), a module (``fluidworld.demos.
 the name of a built-in demo (``harbor``). Whatever the name, the level's *file* is executed
 afresh on every (re)load with ``importlib`` (``spec_from_file_location`` + ``exec_module``), so
 editing the file and pressing the reload key picks up the change; modules the level imports
-are not reloaded.
+are not reloaded. A level given by its path imports the modules beside it (``from helpers
+import pool``): its folder goes first on ``sys.path``, once, as Python does for a script.
 
-Errors in level code -- a syntax error, an exception in ``build``, ``update``, a timer or a key
-action -- become a :class:`LevelError` that names the level file and line.
+Errors in level code -- a syntax error, bad metadata (:mod:`~fluidworld.levels.metadata`), an
+exception in ``build``, ``update``, a timer, a key action or a system the level added to the
+world -- become a :class:`LevelError` that names the level file and line.
 :class:`LevelSession` catches them: the previous level keeps running (or an empty world, if there
 is none), ``session.error`` holds the message for the screen, and the next reload tries again.
 """
@@ -27,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from .base import Level
+from .metadata import MetadataError, check_metadata, check_pour_material
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -182,8 +185,18 @@ def resolve_level(spec: str | Path) -> LevelSource:
     return LevelSource(text, origin.resolve(), module, module.rsplit(".", 1)[-1])
 
 
+def _add_folder_to_path(folder: Path) -> None:
+    """Put a level file's folder first on ``sys.path`` unless it is there already (``""`` is
+    the working folder), so the level imports the modules beside it as a script would."""
+    key = _samefile_key(folder)
+    if not any(isinstance(p, str) and _samefile_key(p) == key for p in sys.path):
+        sys.path.insert(0, str(folder))
+
+
 def _exec_file(source: LevelSource) -> ModuleType:
     """Execute the level file as a fresh module (raises whatever the file raises)."""
+    if source.module is None:  # a module level's folder is a package: never on sys.path
+        _add_folder_to_path(source.path.parent)
     name = source.module or f"_fluidworld_level_{source.name}"
     spec = importlib.util.spec_from_file_location(name, source.path)
     if spec is None or spec.loader is None:
@@ -297,7 +310,9 @@ class LevelSession:
         world: The running world (an empty one when no level could be built).
         error: The last error, or ``None``.
         scripts_stopped: True after level code raised during play; cleared by reset/reload.
-        paused: When True, :meth:`step` does nothing (single steps use ``step(force=True)``).
+        paused: When True, :meth:`step` does nothing (single steps use ``step(force=True)``);
+            set by an error in the world's step that stopping the level's systems cannot
+            cure (:meth:`_step_error`).
         reloads: How many successful (re)builds happened.
     """
 
@@ -379,8 +394,14 @@ class LevelSession:
     def _build(self, cls: type[Level]) -> bool:
         try:
             level = cls()
+            check_metadata(level)
             world = self.world_factory(level)
+            check_pour_material(level, world)
             level.start(world)
+        except MetadataError as exc:  # located at the attribute, not in the checking code
+            self._fail(LevelError(f"{type(exc).__name__}: {exc}", exc.path or self.level_file,
+                                  exc.line, "".join(traceback.format_exception(exc))))
+            return False
         except Exception as exc:
             self._fail(LevelError.from_exception(exc, self.level_file))
             return False
@@ -450,13 +471,20 @@ class LevelSession:
     def step(self, *, force: bool = False) -> bool:
         """One physics step plus the level's scripts. Returns whether it stepped.
 
+        An exception in the step (in a system the level added, or in the library) is contained
+        as in the scripts: see :meth:`_step_error`.
+
         Args:
             force: Step even when paused (the single-step key).
         """
         if self.paused and not force:
             return False
         world = self.world
-        world.step()
+        try:
+            world.step()
+        except Exception as exc:
+            self._step_error(exc)
+            return False
         level = self.level
         if level is not None and not self.scripts_stopped:
             try:
@@ -487,3 +515,16 @@ class LevelSession:
     def _script_error(self, exc: Exception) -> None:
         self.error = LevelError.from_exception(exc, self.level_file)
         self.scripts_stopped = True
+
+    def _step_error(self, exc: Exception) -> None:
+        """``world.step()`` raised: report it (at the level file's line when the traceback
+        passes through it) and stop the scripts, the world's game systems included
+        (``enabled = False``), so the physics goes on without them. When none was left to stop
+        the error is the library's and would come back every step: pause instead (the player
+        can step on, or reload)."""
+        self._script_error(exc)
+        running = [s for s in getattr(self.world, "systems", ()) if s.enabled]
+        for system in running:
+            system.enabled = False
+        if not running:
+            self.paused = True

@@ -5,13 +5,15 @@ Everything here is evaluated once per physics step, *after* ``world.step()``, by
 never accumulated as a float sum, so "after 3 s" at 60 Hz is exactly the 180th step on every
 machine and every run.
 
-Callbacks (timer, trigger, goal and key actions) receive the world as their only argument. If
-one raises, the exception propagates to the caller of ``advance``: the play loop catches it,
-shows it on screen and keeps the physics running.
+Callbacks (timer, trigger, goal and key actions) receive the world as their only argument; one
+that is not callable is refused when the timer, trigger, goal or key is made. If one raises, the
+exception propagates to the caller of ``advance``: the play loop catches it, shows it on screen
+and keeps the physics running.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ import numpy.typing as npt
 from ..fluid.params import _finite
 
 __all__ = [
+    "KEY_NAMES",
     "Action",
     "Circle",
     "FillGoal",
@@ -36,6 +39,7 @@ __all__ = [
     "as_region",
     "count_bodies",
     "count_fluid",
+    "key_name",
     "normalize_key",
 ]
 
@@ -145,6 +149,24 @@ def whole_number(name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
+def check_callable(name: str, value: Any) -> Any:
+    """``value`` if it is callable, else a TypeError naming ``name`` (a timer, trigger, goal or
+    key checks its action when it is made, not when it would fire)."""
+    if callable(value):
+        return value
+    hint = " (pass the function itself, not the result of calling it)" if value is None else ""
+    raise TypeError(f"{name} must be callable, got {value!r}{hint}")
+
+
+def check_material(material: Any) -> int | str | None:
+    """``material`` if it can name a material (an id, a name or ``None``), else a TypeError."""
+    if material is None or isinstance(material, str):
+        return material
+    if isinstance(material, bool) or not isinstance(material, int | np.integer):
+        raise TypeError(f"material must be a name, an int id or None, got {material!r}")
+    return int(material)
+
+
 def normalize_key(key: str) -> str:
     """Canonical key name: upper case, no spaces (``"g"`` -> ``"G"``, ``"f2"`` -> ``"F2"``).
 
@@ -160,6 +182,50 @@ def normalize_key(key: str) -> str:
     if len(name) == 1 and name.isdigit():
         name = f"KEY_{name}"
     return name
+
+
+_NAMED_KEYS = """
+    AMPERSAND APOSTROPHE ASCIICIRCUM ASCIITILDE ASTERISK AT BACKSLASH BACKSPACE BAR BEGIN
+    BRACELEFT BRACERIGHT BRACKETLEFT BRACKETRIGHT BREAK CANCEL CAPSLOCK CLEAR COLON COMMA DELETE
+    DOLLAR DOUBLEQUOTE DOWN END ENTER EQUAL ESCAPE EXCLAMATION EXECUTE FIND GRAVE GREATER HASH
+    HELP HOME INSERT LALT LCOMMAND LCTRL LEFT LESS LINEFEED LMETA LOPTION LSHIFT LWINDOWS MENU
+    MINUS MODESWITCH NUMLOCK NUM_ADD NUM_BEGIN NUM_DECIMAL NUM_DELETE NUM_DIVIDE NUM_DOWN NUM_END
+    NUM_ENTER NUM_EQUAL NUM_F1 NUM_F2 NUM_F3 NUM_F4 NUM_HOME NUM_INSERT NUM_LEFT NUM_MULTIPLY
+    NUM_NEXT NUM_PAGE_DOWN NUM_PAGE_UP NUM_PRIOR NUM_RIGHT NUM_SEPARATOR NUM_SPACE NUM_SUBTRACT
+    NUM_TAB NUM_UP PAGEDOWN PAGEUP PARENLEFT PARENRIGHT PAUSE PERCENT PERIOD PLUS POUND PRINT
+    QUESTION QUOTELEFT RALT RCOMMAND RCTRL REDO RETURN RIGHT RMETA ROPTION RSHIFT RWINDOWS
+    SCRIPTSWITCH SCROLLLOCK SELECT SEMICOLON SLASH SPACE SYSREQ TAB UNDERSCORE UNDO UP
+"""
+
+#: The key names a level can bind: those of ``arcade.key`` that name a key (the play window
+#: finds a binding's key with ``getattr(arcade.key, name)``), without the modifier masks
+#: (``MOD_*``) and text motions (``MOTION_*``). Kept here, not read from arcade, because this
+#: module runs headless; ``tests/test_level_robustness.py`` checks it against arcade.
+KEY_NAMES: frozenset[str] = frozenset([
+    *(chr(c) for c in range(ord("A"), ord("Z") + 1)), *(f"KEY_{d}" for d in range(10)),
+    *(f"NUM_{d}" for d in range(10)), *(f"F{n}" for n in range(1, 25)), *_NAMED_KEYS.split(),
+])
+
+
+def key_name(key: str) -> str:
+    """:func:`normalize_key`, then a ValueError unless the play window can deliver the key.
+
+    >>> key_name("enter")
+    'ENTER'
+    """
+    name = normalize_key(key)
+    if name in KEY_NAMES:
+        return name
+    close = difflib.get_close_matches(name, sorted(KEY_NAMES), n=3)
+    hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+    if "+" in name:
+        hint = " (a key alone: combinations with ctrl, alt or shift never reach a level)"
+    raise ValueError(
+        f"key {key!r} is not a key the play window delivers{hint}; use an arcade.key name: "
+        "A-Z, 0-9 (KEY_0-KEY_9), F1-F24, UP, DOWN, LEFT, RIGHT, ENTER, TAB, BACKSPACE, DELETE, "
+        "INSERT, HOME, END, PAGEUP, PAGEDOWN, MINUS, EQUAL, COMMA, PERIOD, SLASH, NUM_0-NUM_9, "
+        "... (see fluidworld.levels.scripting.KEY_NAMES)"
+    )
 
 
 # --------------------------------------------------------------------------------------- timers
@@ -187,6 +253,7 @@ class Timer:
     cancelled: bool = False
 
     def __post_init__(self) -> None:
+        check_callable("action", self.action)
         if not math.isfinite(self.at) or self.at < 0:
             raise ValueError(f"timer time must be >= 0, got {self.at!r}")
         if self.every is not None and not (math.isfinite(self.every) and self.every > 0):
@@ -229,9 +296,9 @@ class Trigger:
         region: Where to look.
         action: Called with the world.
         watch: ``"fluid"`` (fluid particles) or ``"bodies"`` (body centres).
-        material: Only count fluid particles of this material id (``None``: any).
+        material: Only count fluid particles of this material, by id or name (``None``: any).
         bodies: Only these bodies (pymunk bodies or entity handles with ``.body``); ``None``
-            means any dynamic body in the world's space.
+            means any dynamic body in the world's space. A removed one no longer counts.
         min_count: How many particles (or bodies) must be inside.
         once: Fire at most once.
         name: Label.
@@ -242,7 +309,7 @@ class Trigger:
     region: Region
     action: Action
     watch: Watch = "fluid"
-    material: int | None = None
+    material: int | str | None = None
     bodies: list[Any] | None = None
     min_count: int = 1
     once: bool = True
@@ -252,6 +319,8 @@ class Trigger:
     _inside: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
+        check_callable("action", self.action)
+        self.material = check_material(self.material)
         if self.watch not in ("fluid", "bodies"):
             raise ValueError(f"watch must be 'fluid' or 'bodies', got {self.watch!r}")
         if self.min_count < 1:
@@ -284,15 +353,22 @@ class Trigger:
         return True
 
 
-def count_fluid(world: Any, region: Region, material: int | None = None) -> int:
-    """Number of fluid particles of ``material`` (any if ``None``) inside ``region``."""
+def count_fluid(world: Any, region: Region, material: int | str | None = None) -> int:
+    """Number of fluid particles of ``material`` (an id or a name; any if ``None``) inside
+    ``region``.
+
+    Raises:
+        TypeError / ValueError: ``material`` is no material of ``world``
+            (``world.material_id``).
+    """
+    mat = None if material is None else world.material_id(material)
     fluid = world.fluid
     pos = fluid.positions
     if len(pos) == 0:
         return 0
     inside = region.contains(pos)
-    if material is not None:
-        inside &= fluid.materials == material
+    if mat is not None:
+        inside &= fluid.materials == mat
     return int(np.count_nonzero(inside))
 
 
@@ -300,14 +376,22 @@ def _body_of(item: Any) -> Any:
     return getattr(item, "body", item)
 
 
+def _in_world(item: Any) -> bool:
+    """Whether a watched body is still there: a live handle, a body in a space."""
+    if getattr(item, "alive", True) is False:  # an entity handle after world.remove
+        return False
+    return getattr(_body_of(item), "space", None) is not None
+
+
 def count_bodies(world: Any, region: Region, bodies: Iterable[Any] | None = None) -> int:
-    """Number of bodies (given, or every dynamic body in the space) whose centre is inside."""
+    """Number of bodies (given, or every dynamic body in the space) whose centre is inside;
+    a given body that was removed (its handle is dead, or it left the space) is not counted."""
     if bodies is None:
         import pymunk
 
         items = [b for b in world.space.bodies if b.body_type == pymunk.Body.DYNAMIC]
     else:
-        items = [_body_of(b) for b in bodies]
+        items = [_body_of(b) for b in bodies if _in_world(b)]
     if not items:
         return 0
     centres = np.array([(float(b.position.x), float(b.position.y)) for b in items])
@@ -342,6 +426,9 @@ class Goal:
     _held: float = field(default=0.0, repr=False)
 
     def __post_init__(self) -> None:
+        check_callable("check", self.check)
+        if self.on_reached is not None:
+            check_callable("on_reached", self.on_reached)
         if not (math.isfinite(self.hold) and self.hold >= 0):
             raise ValueError(f"hold must be >= 0, got {self.hold!r}")
 
@@ -368,7 +455,7 @@ class FillGoal(Goal):
     Args:
         region: The part of the container that must be full (e.g. below the line).
         particles: How many particles count as full.
-        material: Only count this material (``None``: any).
+        material: Only count this material, by id or name (``None``: any).
         message: Shown when reached.
         hold: Seconds the level must stay full.
         on_reached: Optional callback.
@@ -379,7 +466,7 @@ class FillGoal(Goal):
         region: Region | Sequence[float],
         particles: int,
         *,
-        material: int | None = None,
+        material: int | str | None = None,
         message: str = "Level complete!",
         hold: float = 0.5,
         on_reached: Action | None = None,
@@ -388,7 +475,7 @@ class FillGoal(Goal):
             raise ValueError(f"particles must be >= 1, got {particles}")
         self.region = as_region(region)
         self.particles = int(particles)
-        self.material = material
+        self.material = check_material(material)
         super().__init__(self._progress, message=message, hold=hold, on_reached=on_reached)
 
     def _progress(self, world: Any) -> float:
@@ -418,6 +505,9 @@ class KeyBinding:
     key: str
     action: Action
     help: str = ""
+
+    def __post_init__(self) -> None:
+        check_callable("action", self.action)
 
 
 @dataclass(frozen=True)
