@@ -3,13 +3,22 @@ events a step reports, and what :meth:`World.check` counts."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pymunk
 
+from ._args import _vec
+from .fluid.params import _finite
+
 __all__ = ["BodyEnteredWaterEvent", "BodyLeftWaterEvent", "DrainEvent", "Entity", "BodyHandle",
-           "Drain", "Emitter", "WorldCheck"]
+           "Drain", "Emitter", "WorldCheck", "MAX_EMITTER_RATE"]
+
+#: Most particles per second one emitter may add (2,000 a step at 50 Hz): beyond this a
+#: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
+MAX_EMITTER_RATE = 100_000.0
 
 
 @dataclass(frozen=True)
@@ -141,13 +150,51 @@ class Drain(Entity):
     kind: str = "drain"
 
 
+def _at_least_0(name: str, v: Any) -> float:
+    x = _finite(name, v)
+    if x < 0.0:
+        raise ValueError(f"{name} must be >= 0, got {v!r}")
+    return x
+
+
+def _rate(name: str, v: Any) -> float:
+    x = _finite(name, v)
+    if not 0.0 <= x <= MAX_EMITTER_RATE:
+        raise ValueError(f"{name} must be in [0, {MAX_EMITTER_RATE:g}] particles/s, got {v!r}")
+    return x
+
+
+def _direction(name: str, v: Any) -> tuple[float, float]:
+    dx, dy = _vec(name, v)
+    ln = math.hypot(dx, dy)
+    if not 0.0 < ln < math.inf:
+        raise ValueError(f"{name} must be non-zero, got {v!r}")
+    return (dx / ln, dy / ln)
+
+
+def _material(name: str, v: Any) -> int | str:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer | str):
+        raise TypeError(f"{name} must be a name or an int id, got {v!r}")
+    if not isinstance(v, str) and v < 0:
+        raise ValueError(f"{name} must be an id >= 0, got {v!r}")
+    return v if isinstance(v, str) else int(v)
+
+
+_EMITTER_CHECKS = {"position": _vec, "direction": _direction, "speed": _at_least_0,
+                   "rate": _rate, "width": _at_least_0, "material": _material}
+
+
 @dataclass(eq=False)
 class Emitter(Entity):
     """A nozzle that emits ``rate`` particles per second (exactly, via an accumulator).
 
+    Its settings may be changed at any time (steer it with ``direction``, move it with
+    ``position``); each is checked when set, with the errors of :meth:`World.add_emitter`.
+
     Attributes:
-        position: Centre of the nozzle. direction: Unit vector of the jet.
-        speed: Jet speed. rate: Particles per second. material: Material id.
+        position: Centre of the nozzle. direction: Unit vector of the jet (a vector set is
+            made unit). speed: Jet speed. rate: Particles per second, at most
+            :data:`MAX_EMITTER_RATE`. material: Material id or name (looked up at each step).
         width: Nozzle width (particles spread across it). enabled: Switch it on and off.
         emitted: Particles emitted so far. dropped: Particles not emitted (fluid full).
         blocked: Particles not emitted because they would have started inside a shape that
@@ -158,7 +205,7 @@ class Emitter(Entity):
     direction: tuple[float, float] = (1.0, 0.0)
     speed: float = 0.0
     rate: float = 0.0
-    material: int = 0
+    material: int | str = 0
     width: float = 0.0
     enabled: bool = True
     emitted: int = 0
@@ -167,6 +214,10 @@ class Emitter(Entity):
     kind: str = "emitter"
     _acc: float = 0.0
     _slot: float = 0.0
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        check = _EMITTER_CHECKS.get(name)
+        super().__setattr__(name, value if check is None else check(name, value))
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._args import _in_polygon, _points, _vec
 from .coupling.sampling import ShapeGeometry, contains, geometry_of
+from .entities import MAX_EMITTER_RATE as MAX_EMITTER_RATE
 from .entities import (
     BodyEnteredWaterEvent,
     BodyHandle,
@@ -32,9 +33,6 @@ __all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "WALL_FILL_MARGIN"]
 
 _GOLDEN = 0.6180339887498949
 
-#: Most particles per second one emitter may add (2,000 a step at 50 Hz): beyond this a
-#: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
-MAX_EMITTER_RATE = 100_000.0
 
 #: Fills leave out the points within this many particle spacings (``r_L``) of a static shape's
 #: surface, besides those inside any coupled shape: a particle placed closer is thrown off it by
@@ -212,22 +210,9 @@ class FluidHelpers:
         p = self.fluid.params
         if not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
             raise ValueError(f"position {pos} is outside the domain")
-        d = _vec("direction", direction)
-        ln = math.hypot(*d)
-        if ln <= 0.0:
-            raise ValueError("direction must be non-zero")
-        spd = _finite("speed", speed)
-        if spd < 0:
-            raise ValueError(f"speed must be >= 0, got {speed!r}")
-        r = _finite("rate", rate)
-        if not 0 <= r <= MAX_EMITTER_RATE:
-            raise ValueError(f"rate must be in [0, {MAX_EMITTER_RATE:g}] particles/s, "
-                             f"got {rate!r}")
-        w = self.fluid.r_l if width is None else _finite("width", width)
-        if w < 0:
-            raise ValueError(f"width must be >= 0, got {width!r}")
-        e = Emitter(position=pos, direction=(d[0] / ln, d[1] / ln), speed=spd, rate=r,
-                    material=self.material_id(material), width=w)
+        e = Emitter(position=pos, direction=direction, speed=speed, rate=rate,
+                    material=self.material_id(material),
+                    width=self.fluid.r_l if width is None else width)
         self._emitters.append(e)
         return self._register(e)  # type: ignore[return-value]
 
@@ -278,6 +263,7 @@ class FluidHelpers:
                 self._events.append(BodyLeftWaterEvent(h.id, self.steps))
 
     def _emit(self, e: Emitter, dt: float) -> None:
+        material = self.material_id(e.material)  # a name or id set since is checked here
         e._acc += e.rate * dt
         k = int(math.floor(e._acc + 1e-9))
         if k <= 0:
@@ -308,7 +294,7 @@ class FluidHelpers:
             self._block(e, int(blocked.sum()))
             pts = pts[~blocked]
             k = len(pts)
-        f.add_particles(pts, (dx * e.speed, dy * e.speed), e.material)
+        f.add_particles(pts, (dx * e.speed, dy * e.speed), material)
         e.emitted += k
         self.particles_added += k
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,7 @@ class StepHelpers:
     time: float
     steps: int
     _stepping: bool
+    _systems: list[System]
     _step_impulse: np.ndarray
     _step_time: float
 
@@ -80,7 +82,9 @@ class StepHelpers:
         Raises:
             ValueError: ``dt`` is not a finite positive number or needs more than
                 :data:`MAX_STEP_SUBSTEPS` substeps, or a body has a NaN pose.
+            RuntimeError: called during a step (from a system).
         """
+        self._not_stepping("world.step()")
         n, dt = self._substeps_of(dt)
         h = dt / n
         self._begin_step()
@@ -154,12 +158,29 @@ class StepHelpers:
         """Switch the fluid solver (by name or object) on the running world; particles, bodies
         and everything else are kept.
 
+        A system placed at a stage the new solver does not have stops running (until a solver
+        with that stage comes back): a ``RuntimeWarning`` names it.
+
         Raises:
             ValueError: an unknown solver name. TypeError: not a name or a Solver.
+            RuntimeError: called during a step (from a system).
         """
+        self._not_stepping("set_solver()")
         self.fluid.set_solver(make_solver(solver))
         self.coupler.solver_changed()  # the solid particles sit where this solver wants them
         self.profile = dict.fromkeys(self.stages, 0.0)
+        stages = self._base_stages
+        idle = [f"{s.name!r} ({s.where} {s.anchor!r})" for s in self._systems
+                if s.anchor not in stages]
+        if idle:
+            warnings.warn(f"the {self.solver!r} solver has no stage for the systems "
+                          f"{', '.join(idle)}: they do not run while it is set (its stages: "
+                          f"{', '.join(stages)})", RuntimeWarning, stacklevel=2)
+
+    def _not_stepping(self, what: str) -> None:
+        if getattr(self, "_stepping", False):
+            raise RuntimeError(f"{what} was called during a step (from a system); call it "
+                               f"between steps, e.g. from the game loop")
 
     def _advect_and_contain(self, advect: Callable[[float], None], h: float) -> None:
         advect(h)

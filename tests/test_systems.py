@@ -245,3 +245,39 @@ def test_the_world_and_a_lone_fluid_run_the_same_stage_list() -> None:
         alone.step()
     np.testing.assert_array_equal(world.fluid.positions, alone.positions)
     np.testing.assert_array_equal(world.fluid.velocities, alone.velocities)
+
+
+def test_a_system_at_a_stage_the_new_solver_lacks_is_named_when_the_solver_changes() -> None:
+    """A system placed after ``srd_collision`` silently stopped running under ``ddr`` (still
+    listed in ``world.systems``); ``set_solver`` now names it, and it runs again on SRD."""
+    w = World(200, 150)
+    w.add_fluid_rect(0, 0, 200, 40)
+    calls = []
+    w.add_system(lambda world, h: calls.append(h), after="srd_collision", name="stir")
+    with pytest.warns(RuntimeWarning, match="'stir' \\(after 'srd_collision'\\)"):
+        w.set_solver("ddr")
+    w.step()
+    assert calls == []
+    w.set_solver("srd")
+    w.step()
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("call", ["step", "set_solver"])
+def test_stepping_or_switching_solvers_from_inside_a_system_is_refused(call: str) -> None:
+    """``world.step()`` in a system stepped the world again inside its own step (and ended
+    its deferral of removals); ``set_solver`` there switched the solver and then raised a
+    ``KeyError`` from the stage loop. Both raise a ``RuntimeError`` and change nothing."""
+    w = World(200, 150)
+    w.add_fluid_rect(0, 0, 200, 40)
+
+    def meddle(world: World, h: float) -> None:
+        world.step() if call == "step" else world.set_solver("ddr")
+
+    w.add_system(meddle, every_substep=False)
+    with pytest.raises(RuntimeError, match="during a step"):
+        w.step()
+    assert w.steps == 0 and w.solver == "srd"
+    w.remove_system("meddle")
+    w.step()
+    assert w.steps == 1 and w.check().ok

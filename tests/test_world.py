@@ -303,6 +303,45 @@ def test_emitter_emits_exactly_rate_times_time(world: World) -> None:
     assert jet.emitted == 180
 
 
+@pytest.mark.parametrize("field, value, error, match", [
+    ("rate", 1e12, ValueError, r"rate must be in \[0, 100000\]"),
+    ("rate", math.nan, ValueError, "rate must be finite"),
+    ("rate", -100.0, ValueError, r"rate must be in \[0"),
+    ("speed", math.inf, ValueError, "speed must be finite"),
+    ("speed", -1.0, ValueError, "speed must be >= 0"),
+    ("direction", (0.0, 0.0), ValueError, "direction must be non-zero"),
+    ("direction", "down", TypeError, r"direction must be a pair"),
+    ("position", (1.0, math.nan), ValueError, r"position\[1\] must be finite"),
+    ("width", -2.0, ValueError, "width must be >= 0"),
+    ("material", 1.5, TypeError, "material must be a name or an int id"),
+])
+def test_an_emitters_settings_are_checked_when_set(world: World, field: str, value: object,
+                                                  error: type, match: str) -> None:
+    """``faucet.rate = 1e12`` added 2,000,000 particles in one step, ``rate = nan`` raised from
+    deep in the step, ``direction = (0, -3)`` tripled the jet's speed: a setting changed after
+    ``add_emitter`` is checked as ``add_emitter`` checks it, and the old value stays."""
+    e = world.add_emitter((100, 100), (0, -1), speed=50.0, rate=60.0)
+    before = getattr(e, field)
+    with pytest.raises(error, match=match):
+        setattr(e, field, value)
+    assert getattr(e, field) == before
+    world.step()
+    assert world.fluid.count == 1
+
+
+def test_an_emitter_can_be_steered_and_switched_to_a_material_by_name(world: World) -> None:
+    e = world.add_emitter((100, 100), (0, -1), speed=50.0, rate=60.0)
+    e.direction = (0.0, -3.0)  # made unit: the jet keeps its speed
+    e.material = "oil"
+    for _ in range(30):
+        world.step()
+    assert e.direction == (0.0, -1.0)
+    assert (world.fluid.materials == world.material_id("oil")).sum() == 30
+    e.material = "lava"
+    with pytest.raises(ValueError, match="'lava' is unknown"):
+        world.step()
+
+
 @pytest.mark.parametrize("solver", ["srd", "ddr", "constraint"])
 def test_an_emitter_in_a_wall_or_a_body_emits_nothing_into_it(solver: str) -> None:
     """Particles that would start inside a shape that holds water are not emitted: they are
