@@ -243,9 +243,9 @@ class BodyIO:
             heavier * self._floor_mass, ADDED_MASS * rho * area]), 0.0)
         moment = np.divide(1.0, self._inv_moment, out=np.zeros_like(inv),
                            where=self._inv_moment > 0.0)
-        self._inv_moment_apply = np.where(
-            wet & (self._inv_moment > 0.0),
-            1.0 / np.maximum(moment, heavier * self._floor_moment), self._inv_moment)
+        self._inv_moment_apply = self._inv_moment.copy()
+        np.divide(1.0, np.maximum(moment, heavier * self._floor_moment),
+                  out=self._inv_moment_apply, where=wet & (self._inv_moment > 0.0))
         gap = np.where(wet, np.minimum(m - m_eff, 0.0), 0.0)
         J[:, 0] += gap * gravity[0] * h
         J[:, 1] += gap * gravity[1] * h
