@@ -430,3 +430,22 @@ def test_a_coupler_saved_before_the_body_runs_rebuilds_them() -> None:
     assert old.check().ok and old.fluid.count == copy.fluid.count
     assert old.coupler._starts[1].tolist() == copy.coupler._starts[1].tolist()
     assert len(old.coupler._starts[1]) == 10
+
+
+def test_limit_speeds_cuts_only_what_passes_the_limit() -> None:
+    """Body 0 would leave at 500 units/s: cut to 210 (its speed 10 plus a slack of 200) along
+    its new direction; body 1 stays under the limit; body 2 has no inverse mass; body 3 spins
+    too fast for its radius of gyration (2: a cap of 200 / 2); the fastest speed allowed
+    anyway, 100, is under each."""
+    state = np.zeros((4, 9))
+    state[:, 4] = [10.0, 0.0, 0.0, 0.0]
+    J = np.array([[0.0, 490.0], [30.0, 40.0], [1e9, 0.0], [0.0, 0.0]])
+    tau = np.array([0.0, 0.0, 0.0, 1000.0])
+    inv_mass = np.array([1.0, 1.0, 0.0, 1.0])
+    inv_moment = np.array([1.0, 1.0, 1.0, 0.25])
+    K.limit_speeds(state, J, tau, inv_mass, inv_moment, 100.0, 200.0)
+    v0 = state[0, 4:6] + J[0]
+    assert np.hypot(*v0) == pytest.approx(210.0) and v0[1] / v0[0] == pytest.approx(49.0)
+    np.testing.assert_array_equal(J[1:3], [[30.0, 40.0], [1e9, 0.0]])
+    assert tau[:3].tolist() == [0.0, 0.0, 0.0]
+    assert tau[3] * 0.25 == pytest.approx(200.0 / 2.0)

@@ -261,27 +261,10 @@ class BodyIO:
         it bursts, and its impulses flung a 10 x 10 box to 1e45 units/s (pymunk then raised
         ``OverflowError``; measured against the fastest particle instead, the box's spin and
         the particles it threw out raised each other's limit)."""
-        inv, inv_i = self._inv_apply_now(), self._inv_moment_now()
-        if not len(J) or not (inv > 0.0).any():
-            return
-        v, w = self.state[:, 4:6], self.state[:, 6]
         p = self.fluid.params
-        reach = SPEED_SLACK * math.hypot(*p.gravity) * p.h
-        vmax = MAX_SPEED_CELLS * p.a0 / p.h
-        cap = np.maximum(np.hypot(v[:, 0], v[:, 1]) + reach, 2.0 * vmax)
-        new = v + J * inv[:, None]
-        speed = np.hypot(new[:, 0], new[:, 1])
-        over = (inv > 0.0) & (speed > cap)
-        if over.any():
-            k = np.flatnonzero(over)
-            J[k] = (new[k] * (cap[k] / speed[k])[:, None] - v[k]) / inv[k, None]
-        arm = np.sqrt(np.divide(inv, inv_i, out=np.zeros_like(inv), where=inv_i > 0.0))
-        w_cap = np.divide(cap, arm, out=np.full_like(cap, np.inf), where=arm > 0.0)
-        w_new = w + tau * inv_i
-        over = (inv_i > 0.0) & (np.abs(w_new) > w_cap)
-        if over.any():
-            k = np.flatnonzero(over)
-            tau[k] = (np.sign(w_new[k]) * w_cap[k] - w[k]) / inv_i[k]
+        K.limit_speeds(self.state, J, tau, self._inv_apply_now(), self._inv_moment_now(),
+                       2.0 * MAX_SPEED_CELLS * p.a0 / p.h,
+                       SPEED_SLACK * math.hypot(*p.gravity) * p.h)
 
     def _check_state(self) -> None:
         st = self.state

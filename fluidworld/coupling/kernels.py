@@ -78,6 +78,7 @@ PARALLEL_TOPS = 20_000
 
 __all__ = [
     "STATE_COLUMNS",
+    "limit_speeds",
     "body_state",
     "impulse_velocities",
     "pose_points",
@@ -146,6 +147,35 @@ def impulse_velocities(raw, rows, dynamic, J, tau, inv_mass, inv_moment, out):
             out[r, 0] = raw[r, 3] + J[k, 0] * inv_mass[k]
             out[r, 1] = raw[r, 4] + J[k, 1] * inv_mass[k]
             out[r, 2] = raw[r, 5] + tau[k] * inv_moment[k]
+
+
+@njit(cache=True)
+def limit_speeds(state, J, tau, inv_mass, inv_moment, fastest, slack):
+    """Cut each body's impulses so that its speed after them is at most ``max(|v| + slack,
+    fastest)`` along the new velocity's direction, its spin at most that over its radius of
+    gyration ``sqrt(I / m)`` (``state``: :data:`STATE_COLUMNS`; a body with no inverse mass or
+    moment is left alone)."""
+    for b in range(J.shape[0]):
+        im = inv_mass[b]
+        if not im > 0.0:
+            continue
+        vx = state[b, 4]
+        vy = state[b, 5]
+        cap = max(math.sqrt(vx * vx + vy * vy) + slack, fastest)
+        nx = vx + J[b, 0] * im
+        ny = vy + J[b, 1] * im
+        speed = math.sqrt(nx * nx + ny * ny)
+        if speed > cap:
+            f = cap / speed
+            J[b, 0] = (nx * f - vx) / im
+            J[b, 1] = (ny * f - vy) / im
+        ii = inv_moment[b]
+        if ii > 0.0:
+            w = state[b, 6]
+            w_cap = cap / math.sqrt(im / ii)
+            nw = w + tau[b] * ii
+            if abs(nw) > w_cap:
+                tau[b] = (math.copysign(w_cap, nw) - w) / ii
 
 
 @njit(cache=True)
