@@ -108,6 +108,32 @@ def test_a_neighbour_does_not_change_what_a_body_reports_submerged(gap: float) -
     assert np.abs(np.mean(fractions, axis=0) - 0.4).max() < 0.05, np.mean(fractions, axis=0)
 
 
+@pytest.mark.parametrize("solver", ["srd", "ddr", "constraint"])
+def test_water_behind_a_wall_is_not_a_dry_bodys_level(solver: str) -> None:
+    """A crate and a ball on the dry floor beside a walled-off tank 200 deep: the level search
+    widened over the dry floor to the tank, the bodies read 1.00 submerged, and with SRD the
+    crate was thrown to y 229 within 3 s. (In a lock, a box in the low pool beside the wall
+    read the high pool's level, 202, and was shoved sideways at 1.9x its weight.) A box in a
+    low pool beyond the dry floor floats at its own level."""
+    w = World(500.0, 300.0, solver=solver)
+    for x in (150.0, 320.0):
+        w.add_static_segment((x, 0.0), (x, 250.0), radius=5.0)
+    w.add_fluid_rect(0.0, 0.0, 145.0, 200.0)
+    w.add_fluid_rect(325.0, 0.0, 500.0, 60.0)  # and a low pool right of the dry floor
+    crate = w.add_box((230.0, 15.0), (30.0, 30.0), density=0.5)
+    ball = w.add_ball((270.0, 15.0), 15.0, density=0.5)
+    box = w.add_box((345.0, 76.0), (30.0, 30.0), density=0.5)
+    fractions = []
+    for i in range(300):
+        w.step()
+        assert crate.submerged_area == 0.0 and ball.submerged_area == 0.0
+        if i >= 180:
+            fractions.append(box.submerged_area / box.area)
+    assert crate.body.position.y < 16.0 and ball.body.position.y < 16.0
+    assert abs(np.mean(fractions) - 0.5) < 0.06, np.mean(fractions)
+    assert box.body.position.y < 90.0
+
+
 def test_heavy_body_sinks_and_stays_on_the_floor() -> None:
     world = pool(240.0, 200.0, 100.0)
     e = world.add_box((120.0, 130.0), (40.0, 20.0), density=1.5, sprite="anvil")

@@ -264,13 +264,13 @@ def test_column_tops_edge_cases() -> None:
 
 def test_cap_columns_skips_the_water_under_a_solid() -> None:
     """A column's top with an outline sample above it by at most ``reach`` is no free surface
-    (-inf); one further up, one below the top, one beside the domain and an empty column
-    change nothing."""
+    (NaN: water, but no level); one further up, one below the top, one beside the domain and
+    an empty column change nothing."""
     tops = np.array([10.0, 10.0, 10.0, -np.inf, 10.0])
     out = np.array([[2.0, 14.0], [7.0, 25.0], [12.0, 9.0], [17.0, 12.0], [-3.0, 12.0],
                     [30.0, 12.0], [NAN, 12.0], [22.0, 20.0]])
     kernels.cap_columns(out, len(out), tops, 5.0, 10.0)
-    np.testing.assert_array_equal(tops, [-np.inf, 10.0, 10.0, -np.inf, -np.inf])
+    np.testing.assert_array_equal(tops, [NAN, 10.0, 10.0, -np.inf, NAN])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -287,9 +287,10 @@ def test_water_levels(seed: int) -> None:
 
 
 def test_water_levels_widen_the_band_then_give_up() -> None:
-    """One clean column, [0, 5), 20 to 25 left of the body: ``far`` 2.5 reaches it at its fourth
-    doubling (40), 1.5 not (24); a covered top cell, or a body without samples, gets NaN."""
-    tops = np.full(12, -np.inf)
+    """One clean column, [0, 5), 20 to 25 left of the body, the water between under a solid
+    (NaN tops): ``far`` 2.5 reaches it at its fourth doubling (40), 1.5 not (24); a covered top
+    cell, or a body without samples, gets NaN."""
+    tops = np.full(12, NAN)
     tops[0] = 30.0
     frac = np.zeros((NY, NX))
     box = np.array([[25.0, 10.0, 35.0, 20.0], [NAN] * 4])
@@ -301,6 +302,32 @@ def test_water_levels_widen_the_band_then_give_up() -> None:
         kernels.water_levels(*args, out)
         for got in (out, ref.water_levels(*args)):
             close(got, [want, [NAN] * 4])
+
+
+def test_water_levels_stop_at_the_first_column_without_water() -> None:
+    """Water beyond a dry column is not the body's: the walk outward from each side stops
+    there, and no widening looks past it (a dry crate beside a walled-off tank took the
+    tank's level); with none beside it on either side, it is dry. The body spans [25, 35]."""
+    frac = np.zeros((NY, NX))
+    box = np.array([[25.0, 10.0, 35.0, 20.0]])
+    for dry, want in ((None, [2.5, 30.7, 57.5, 20.7]), (3, [NAN, NAN, 57.5, 20.7]),
+                      (8, [2.5, 30.7, NAN, NAN])):
+        tops = np.full(12, NAN)
+        tops[0], tops[11] = 30.0, 20.0
+        if dry is not None:
+            tops[dry] = -np.inf
+        args = (box, tops, 5.0, frac, A0, 0.7, 1.0, 2.5, 0.4)
+        out = np.zeros((1, 4))
+        kernels.water_levels(*args, out)
+        for got in (out, ref.water_levels(*args)):
+            close(got, [want])
+    tops = np.full(12, -np.inf)  # no water beside it at all: dry, nothing of it under water
+    tops[0] = 30.0
+    args = (box, tops, 5.0, frac, A0, 0.7, 1.0, 2.5, 0.4)
+    out = np.zeros((1, 4))
+    kernels.water_levels(*args, out)
+    for got in (out, ref.water_levels(*args)):
+        close(got, [[25.0, surface.DRY_LEVEL, 35.0, surface.DRY_LEVEL]])
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -43,13 +43,12 @@ kernel (``fluidworld.coupling.*``)            reference
 ``shapetests._wall_crossing``                 :func:`wall_crossing`
 ============================================  ===========================================
 
-Not covered: ``containment.contain_particles`` with ``_free_exit`` and ``_blocked`` (rounds of
-tests against every shape, whose order is part of their semantics: covered whole by
-``tests/test_coupling_kernels.py`` and ``test_coupling_physics.py``), the drivers
-``exchange_impulses`` and ``sync_geometry`` (tested there against these kernels in order),
-``body_rows_range`` (an index range into the bin stage's order that only its formula
-states), ``surface_quadrature`` and ``outline_normals`` (numpy already).
-"""
+Not covered: ``containment.contain_particles`` (rounds of tests against every shape, whose
+order is part of their semantics), ``surface.cap_columns`` and ``kernels.limit_speeds`` (a few
+lines each; tested by hand), all in ``tests/test_coupling_kernels.py`` and
+``test_coupling_physics.py``; the drivers ``exchange_impulses`` and ``sync_geometry`` (tested
+there against these kernels in order), ``body_rows_range`` (an index range into the bin
+stage's order), ``surface_quadrature`` and ``outline_normals`` (numpy already)."""
 
 from __future__ import annotations
 
@@ -59,14 +58,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .surface import DRY_LEVEL
+
 __all__ = [
     "level_at", "strip_fraction", "column_integral", "body_state", "impulse_velocities",
     "pose_points", "rasterise_cover", "submerged_cover", "submerged_areas", "sample_bounds",
     "column_tops", "water_levels", "sum_contact_impulses", "cell_densities", "density_profiles",
     "surface_buoyancy", "sum_point_impulses", "drag_impulses", "pressure_impulses",
-    "max_displacement", "shape_bounds", "push_out", "swept_through",
-    "wall_crossing",
-]
+    "max_displacement", "shape_bounds", "push_out", "swept_through", "wall_crossing"]
 
 F64 = NDArray[np.float64]
 Arr = NDArray[Any]
@@ -231,11 +230,13 @@ def column_tops(pos: Arr, vel: Arr, n: int, a0: float, cell_count: Arr, solid_fr
 
 
 def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: float,
-                 half_layer: float, near: float, far: float, min_clean: float) -> F64:
+                 half_l: float, near: float, far: float, min_clean: float) -> F64:
     """``(n_bodies, 4)`` ``(x_left, level_left, x_right, level_right)``: over the columns wholly
-    inside ``[x0 - far, x0 - near]`` (``[x1 + near, x1 + far]``) with a finite top whose cell
-    has less than ``min_clean`` solid cover, the mean centre and the mean top plus
-    ``half_layer``; while neither side has any, ``far`` doubles (up to 4 times); else NaN.
+    inside ``[x0 - far, x0 - near]`` (``[x1 + near, x1 + far]``), nearer the body than its
+    first column with top -inf, with a finite top whose cell has less than ``min_clean``
+    solid cover, the mean centre and the mean top plus ``half_l``; while neither side has
+    any, ``far`` doubles (up to 4 times); else NaN, or ``(x0, DRY_LEVEL, x1, DRY_LEVEL)``
+    when no band held a column with water (finite or NaN top) before its first dry one.
     NaN also for a body wholly beside the columns or below ``y = 0`` (outside the domain)."""
     ny, nx = solid_frac.shape
     cols = np.arange(len(tops))
@@ -246,15 +247,21 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
     usable = finite & (solid_frac[cj, ci] < min_clean)
     out = np.full((len(body_box), 4), np.nan)
     for b, (x0, _, x1, y1) in enumerate(body_box):
-        inside = x1 > 0.0 and x0 < len(tops) * col_w and y1 > 0.0
+        wet, inside = False, x1 > 0.0 and x0 < len(tops) * col_w and y1 > 0.0
         for f in far * 2.0 ** np.arange(5 if np.isfinite([x0, x1]).all() and inside else 0):
             for side, (lo, hi) in enumerate(((x0 - f, x0 - near), (x1 + near, x1 + f))):
-                sel = usable & (cols * col_w >= lo) & ((cols + 1) * col_w <= hi)
+                band = (cols * col_w >= lo) & ((cols + 1) * col_w <= hi)
+                dry = np.flatnonzero(band & np.isneginf(tops))
+                if len(dry):  # nothing beyond the first dry column, outward from the body
+                    band &= cols > dry.max() if side == 0 else cols < dry.min()
+                wet |= bool(band.any())
+                sel = usable & band
                 if sel.any():
-                    out[b, 2 * side: 2 * side + 2] = (centre[sel].mean(),
-                                                      tops[sel].mean() + half_layer)
+                    out[b, 2 * side:2 * side + 2] = centre[sel].mean(), tops[sel].mean() + half_l
             if not np.isnan(out[b, [1, 3]]).all():
                 break
+        if inside and np.isfinite([x0, x1]).all() and not wet:
+            out[b] = (x0, DRY_LEVEL, x1, DRY_LEVEL)
     return out
 
 

@@ -15,7 +15,10 @@ from numba import njit, prange
 from .buoyancy import _level_at
 
 __all__ = ["submerged_areas", "sample_bounds", "column_tops", "column_tops_parallel",
-           "cap_columns", "water_levels", "body_rows_range"]
+           "cap_columns", "water_levels", "body_rows_range", "DRY_LEVEL"]
+
+#: The water level of a body with no water beside it: far below anything.
+DRY_LEVEL = -1e30
 
 
 @njit(cache=True)
@@ -131,7 +134,8 @@ def column_tops_parallel(pos, vel, n, a0, cell_count, solid_frac, gamma, col_w, 
 def cap_columns(out_pos, m, tops, col_w, reach):
     """Columns whose top lies under a solid are no free surface: water under a floating body
     or against a wall's underside. A column with an outline sample (of any coupled shape)
-    above its top by at most ``reach`` gets the top -inf, so :func:`water_levels` skips it.
+    above its top by at most ``reach`` gets the top NaN, so :func:`water_levels` reads no
+    level there but looks on past it.
     (The water right under a neighbour's bottom stood for the level beside a body: two
     touching 60 x 16 boxes of 0.4 measured 0.24 submerged for 0.39.)"""
     ncol = tops.shape[0]
@@ -142,7 +146,7 @@ def cap_columns(out_pos, m, tops, col_w, reach):
             continue
         c = int(x * inv)
         if c < ncol and tops[c] < out_pos[k, 1] <= tops[c] + reach:
-            tops[c] = -np.inf
+            tops[c] = np.nan  # water, but no free surface: passable, not a level
 
 
 @njit(cache=True)
@@ -152,8 +156,15 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
 
     The level on a side is the mean of the column tops plus half a particle layer, over the
     columns between ``near`` and ``far`` from the body's bounding box whose top cell holds less
-    than ``min_clean`` solid cover. Where neither side has such a column (bodies packed side
-    by side), the band widens (x2, up to 4 times) before giving up with NaN.
+    than ``min_clean`` solid cover, walked outward from the body up to the first column
+    without water (top -inf; a NaN top, water under a solid, is passed): water beyond a dry
+    gap, a wall or a shore is not the body's (a dry crate 150 units from a walled-off tank
+    took the tank's level and was thrown into the air). Where neither side has such a column
+    (bodies packed side by side), the band widens (x2, up to 4 times) before giving up with
+    NaN (no level: the body's cover counts whole); a body with no water at all beside it (dry
+    columns next to it on both sides) gets :data:`DRY_LEVEL` on both (nothing of it
+    submerged: with NaN a crate falling through a dry room fell at 2 g, its cover's gravity
+    kick met by no pressure).
     ``out_level[b] = (x_left, level_left, x_right, level_right)``. A body wholly outside the
     columns (beside the domain) or below the domain's floor has no water: NaN.
     """
@@ -169,8 +180,9 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
         if x1 <= 0.0 or x0 >= ncol * col_w or body_box[b, 3] <= 0.0:
             continue
         f = far
+        wet = False
+        found = False
         for _ in range(5):
-            found = False
             for side in range(2):
                 if side == 0:
                     lo = x0 - f
@@ -183,6 +195,15 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
                 s = 0.0
                 xs = 0.0
                 k = 0
+                for q in range(c1 - c0):  # outward from the body to the first dry column
+                    c = c1 - 1 - q if side == 0 else c0 + q
+                    if tops[c] == -np.inf:
+                        if side == 0:
+                            c0 = c + 1
+                        else:
+                            c1 = c
+                        break
+                    wet = True
                 for c in range(c0, c1):
                     t = tops[c]
                     if not math.isfinite(t):
@@ -201,6 +222,11 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
             if found:
                 break
             f *= 2.0
+        if not wet:  # no water beside it at all: nothing of it is under water
+            out_level[b, 0] = x0
+            out_level[b, 1] = DRY_LEVEL
+            out_level[b, 2] = x1
+            out_level[b, 3] = DRY_LEVEL
 
 
 @njit(cache=True)
