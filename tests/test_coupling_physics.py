@@ -134,6 +134,27 @@ def test_water_behind_a_wall_is_not_a_dry_bodys_level(solver: str) -> None:
     assert box.body.position.y < 90.0
 
 
+def test_a_container_with_dry_outsides_keeps_its_walls_solid() -> None:
+    """A U of segments on a slab, water in it, a box of 0.5 dropped in: the walls have dry
+    columns on both outer sides. Taken for a dry body, their cover stopped counting in the
+    pressure stage: the water fell into the slab (98 deep -> 73 within 20 steps) and the box
+    was trapped at the bottom. A wall with no level keeps its cover whole."""
+    w = World(400.0, 300.0)
+    w.add_static_poly([(96, 0), (304, 0), (304, 24), (96, 24)])
+    for x in (100.0, 300.0):
+        w.add_static_segment((x, 20.0), (x, 220.0), radius=4.0)
+    w.add_fluid_rect(104.0, 24.0, 296.0, 124.0)
+    box = w.add_box((124.0, 184.0), (24.0, 24.0), density=0.5)
+    fractions = []
+    for i in range(420):
+        w.step()
+        if i >= 300:
+            fractions.append(box.submerged_area / box.area)
+    depth = np.percentile(w.fluid.positions[:, 1], 98) - 24.0
+    assert depth > 90.0, depth
+    assert max(fractions) < 0.9 and box.body.position.y > 100.0  # afloat, settling to 0.5
+
+
 def test_heavy_body_sinks_and_stays_on_the_floor() -> None:
     world = pool(240.0, 200.0, 100.0)
     e = world.add_box((120.0, 130.0), (40.0, 20.0), density=1.5, sprite="anvil")

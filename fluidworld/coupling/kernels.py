@@ -64,6 +64,7 @@ from .per_body import (
     submerged_buoyancy_parallel,
 )
 from .surface import (
+    DRY_LEVEL,
     body_rows_range,
     cap_columns,
     column_tops,
@@ -326,6 +327,9 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
             vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
         cap_columns(out_pos, m_out, tops, col_w, a0)
     water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
+    for b in range(nb):  # dry is for bodies that move: a wall's cover counts whole, as solid
+        if not dynamic[b] and levels[b, 1] == DRY_LEVEL:
+            levels[b, :] = np.nan
     if rho_fixed > 0.0:
         prof[:, :] = rho_fixed
     elif fresh:
