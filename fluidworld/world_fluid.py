@@ -29,7 +29,12 @@ if TYPE_CHECKING:
     from .coupling import Coupler
     from .fluid import FluidSystem
 
-__all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "WALL_FILL_MARGIN"]
+__all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "WALL_FILL_MARGIN", "DRAIN_WALL_REACH"]
+
+#: How far in from a domain wall a drain on it reaches at least, in ``r_L``: SRD's bottom
+#: row rests 1.25 ``r_L`` off the floor under a pool, ~1.5 under a thin film (the wall solids
+#: keep it there).
+DRAIN_WALL_REACH = 2.0
 
 _GOLDEN = 0.6180339887498949
 
@@ -183,7 +188,11 @@ class FluidHelpers:
     # ------------------------------------------------------------------ drains, emitters
     def add_drain(self, rect: tuple[float, float, float, float]) -> Drain:
         """A drain: fluid particles inside ``rect = (x0, y0, x1, y1)`` are removed each step
-        and counted (``drain.removed``, :class:`DrainEvent`)."""
+        and counted (``drain.removed``, :class:`DrainEvent`). A side of ``rect`` on or beyond
+        the domain's edge reaches at least :data:`DRAIN_WALL_REACH` ``r_L`` in from that edge:
+        the fluid rests about that far off the domain's walls (a drain 6 tall along the floor
+        left a layer 24 deep). The same holds against a static shape: a drain there should
+        reach 2 ``r_L`` above it."""
         try:
             x0, y0, x1, y1 = (_finite("rect", v) for v in rect)
         except (TypeError, ValueError) as exc:
@@ -225,10 +234,20 @@ class FluidHelpers:
     def _run_drains(self, world: Any, dt: float) -> None:
         """The built-in ``drains`` system: remove the particles inside each drain."""
         f = self.fluid
+        p = f.params
+        reach = DRAIN_WALL_REACH * f.r_l
         for d in self._drains:
             if f.count == 0:
                 break
             x0, y0, x1, y1 = d.rect
+            if x0 <= 0.0:  # against a domain wall: reach the fluid resting off it
+                x1 = max(x1, reach)
+            if x1 >= p.width:
+                x0 = min(x0, p.width - reach)
+            if y0 <= 0.0:
+                y1 = max(y1, reach)
+            if y1 >= p.height:
+                y0 = min(y0, p.height - reach)
             pos = f.positions
             mask = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
             k = int(mask.sum())

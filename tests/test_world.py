@@ -288,6 +288,19 @@ def test_drain_removes_and_counts(world: World) -> None:
     assert drain.removed == total
 
 
+@pytest.mark.parametrize("solver", ["srd", "ddr", "constraint"])
+def test_a_thin_drain_along_the_floor_empties_the_pool(solver: str) -> None:
+    """A drain 6 tall along the floor left a layer ~24 deep with SRD: its bottom row rests
+    6-7.3 units off the floor, above the drain. A drain on the domain's edge reaches
+    ``DRAIN_WALL_REACH`` r_L in from it."""
+    w = World(200, 120, solver=solver)
+    n = w.add_fluid_rect(0, 0, 200, 40)
+    drain = w.add_drain((0, 0, 200, 6))
+    for _ in range(360):
+        w.step()
+    assert w.fluid.count == 0 and drain.removed == n
+
+
 def test_emitter_emits_exactly_rate_times_time(world: World) -> None:
     jet = world.add_emitter((20, 100), (1, 0.2), speed=150.0, rate=90.0, material="ink",
                             width=8.0)
