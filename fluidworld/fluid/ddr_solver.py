@@ -190,8 +190,12 @@ class DDRSolver:
             f.pos[:n] += h * f.vel[:n]
             f.relax_springs(h)  # a jelly's springs (none in a liquid), before the density's
         elif stage == "ddr_relax":
-            k = prm.stiffness * f.r_l / (h * h * prm.passes)
-            k_near = prm.near_stiffness * f.r_l / (h * h * prm.passes)
+            # per the preset's substep h0: a shorter substep (world.step(dt) with a small dt)
+            # moves by (h / h0)^2 of it, as an acceleration does; a fixed move per substep
+            # became a velocity move / h (a pool at rest thrown to 34,000 units/s at dt 1e-5)
+            h0 = f.params.h
+            k = prm.stiffness * f.r_l / (h0 * h0 * prm.passes)
+            k_near = prm.near_stiffness * f.r_l / (h0 * h0 * prm.passes)
             # particles moved since the sort (v h, and a jelly's springs): the searches reach
             # that much further, or a pair would be seen from one side only
             moved = float(np.abs(f.pos[:n] - self._prev[:n]).max()) if n else 0.0
@@ -232,7 +236,7 @@ class DDRSolver:
             advection.MAX_SPEED_CELLS * p.a0 / h)
         if f.put_back and self.params.anti_stick > 0.0:
             ddr.anti_stick(f.pos, f.vel, n, margin, p.width - margin, margin, p.height - margin,
-                           2.0 * margin, self.params.anti_stick * f.r_l / h)
+                           2.0 * margin, self.params.anti_stick * f.r_l / p.h)
         pressure.deposit_cells(f.pos, f.vel, n, p.a0, f.nx, f.ny, p.gamma, f.solid_fraction,
                                f.solid_cell_velocity, f.cell_count, f.cell_velocity, f._cell_of)
         f.cell_grad[:] = 0.0
