@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import pickle
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
@@ -381,10 +382,24 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
 
         Raises:
             RuntimeError: Called during a step.
+            TypeError: A system that pickle cannot save (a lambda, or a function defined
+                inside another), named.
         """
         if self._stepping:
             raise RuntimeError("snapshot() cannot be called during a step")
-        return saving.pack({"world": self})
+        try:
+            return saving.pack({"world": self})
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            for s in self._systems:
+                try:
+                    pickle.dumps(s.fn)
+                except Exception:
+                    raise TypeError(
+                        f"the system {s.name!r} cannot be saved ({exc}): pickle saves "
+                        "functions by name, so a lambda or a function defined inside another "
+                        "cannot be; use a module-level function or an object with "
+                        "update(world, h)") from exc
+            raise
 
     @classmethod
     def restore(cls, data: bytes) -> World:

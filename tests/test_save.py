@@ -83,3 +83,15 @@ def test_bad_saves_raise_save_error_and_leave_the_running_world_alone(tmp_path: 
         World.restore("a path?")  # type: ignore[arg-type]
     assert world.state_hash() == before
     world.step()  # and it runs on
+
+
+def test_a_system_pickle_cannot_save_is_named() -> None:
+    """A lambda system made ``snapshot`` fail with pickle's own "Can't pickle <function
+    <lambda>>: attribute lookup <lambda> on __main__ failed"; the error now names the system
+    and what to use instead."""
+    w = World(100, 80)
+    w.add_system(lambda world, h: None, name="wind")
+    with pytest.raises(TypeError, match="the system 'wind' cannot be saved.*module-level"):
+        w.snapshot()
+    w.remove_system("wind")
+    assert World.restore(w.snapshot()).steps == 0
