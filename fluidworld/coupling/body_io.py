@@ -32,8 +32,8 @@ __all__ = ["ADDED_MASS", "SPEED_SLACK", "BodyIO"]
 #: tutorial ball: 10,853 units/s), with it at ~4 g, calm (162 and 81 units/s at most).
 ADDED_MASS = 0.25
 #: How much faster than it was the fluid may make a body in a substep, in ``|g| h`` (beyond
-#: twice the fastest particle; :meth:`BodyIO._limit_speed`): the support against gravity is
-#: 1, a light body rising at the added mass's limit 1 / ADDED_MASS = 4.
+#: twice the particles' speed limit; :meth:`BodyIO._limit_speed`): the support against gravity
+#: is 1, a light body rising at the added mass's limit 1 / ADDED_MASS = 4.
 SPEED_SLACK = 8.0
 
 
@@ -226,10 +226,10 @@ class BodyIO:
         ``(m - m_eff) g h`` added to ``J`` makes its velocity change ``(J + m g h) / m_eff``
         in all, so it still floats at its own Archimedes draft (``J = -m g h`` at rest),
         answering to both with the added inertia: a light body let go under water rises at
-        most at ``(1 / ADDED_MASS - 1) g``. Before,
-        light bodies floated as deep as the floor's mass and rose at ~8 g (pymunk's tutorial
-        ball at 0.09-0.16 of its area under instead of 0.0016; a 40 x 40 crate of 0.05 let go
-        under water overflowed). A body in the air moves with its own mass.
+        most at ``(1 / ADDED_MASS - 1) g``. Before, light bodies floated as deep as the floor's
+        mass and rose at ~8 g (pymunk's tutorial ball at 0.09-0.16 of its area under instead of
+        0.0016; a 40 x 40 crate of 0.05 let go under water overflowed). A body in the air moves
+        with its own mass.
         """
         m = getattr(self, "_mass_real", None)
         if m is None or len(m) != len(J):
