@@ -115,7 +115,7 @@ def _hit_shape(px, py, ox, oy, q, shapes, eps, margin):
     if not hit:
         mx = px - ox
         my = py - oy
-        if mx * mx + my * my <= thick[q] * thick[q]:
+        if mx * mx + my * my <= thick[q] * thick[q] and not wall[q]:
             return False, px, py, 0.0, 0.0  # too short a move to have gone through it
         hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kind[q], vstart[q],
                                                  vstart[q + 1], verts, radius[q], eps)
@@ -443,8 +443,11 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
                     if not hit:
                         mx = px - ox
                         my = py - oy
-                        if mx * mx + my * my <= thq * thq:
-                            continue  # too short a move to have gone through this shape
+                        if mx * mx + my * my <= thq * thq and not wall[q]:
+                            # too short a move to have gone through this body's shape; a
+                            # wall's corner is cut by any move (where two walls meet, the
+                            # far side of that corner is outside the container)
+                            continue
                         hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kq, v0q, v1q,
                                                                  verts, rq, eps)
                         if not hit:

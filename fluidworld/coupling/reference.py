@@ -43,12 +43,12 @@ kernel (``fluidworld.coupling.*``)            reference
 ``shapetests._wall_crossing``                 :func:`wall_crossing`
 ============================================  ===========================================
 
-Not covered: ``containment.contain_particles`` (rounds of tests against every shape, whose
-order is part of their semantics), ``surface.cap_columns`` and ``kernels.limit_speeds`` (a few
-lines each; tested by hand), all in ``tests/test_coupling_kernels.py`` and
-``test_coupling_physics.py``; the drivers ``exchange_impulses`` and ``sync_geometry`` (tested
-there against these kernels in order), ``body_rows_range`` (an index range into the bin
-stage's order), ``surface_quadrature`` and ``outline_normals`` (numpy already)."""
+Not covered: ``containment.contain_particles`` (rounds of tests against every shape, whose order is
+part of their semantics), ``surface.cap_columns`` and ``kernels.limit_speeds`` (a few lines each;
+tested by hand), all in ``tests/test_coupling_kernels.py`` and ``test_coupling_physics.py``; the
+drivers ``exchange_impulses`` and ``sync_geometry`` (tested there against these kernels in order),
+``body_rows_range`` (an index range into the bin stage's order), ``surface_quadrature`` and
+``outline_normals`` (numpy already)."""
 
 from __future__ import annotations
 
@@ -463,11 +463,11 @@ def _crossing(o: Arr, p: Arr, a: Arr, b: Arr, stretch: float = 0.0) -> tuple[flo
 
 
 def _poly_entry(o: Arr, p: Arr, poly: Arr) -> tuple[float, F64]:
-    """``(t, that edge's normal)`` of the move's first crossing of an edge (t NaN if none)."""
+    """``(t, that edge's normal)`` of the move's first inward edge crossing (t NaN if none)."""
     best, nrm = math.nan, np.zeros(2)
     for a, b, n in _edges(poly):
         t, _ = _crossing(o, p, a, b)
-        if not t >= best and not math.isnan(t):
+        if not t >= best and not math.isnan(t) and float((p - o) @ n) < 0.0:
             best, nrm = t, n
     return best, nrm
 
@@ -552,9 +552,8 @@ def swept_through(ox: float, oy: float, px: float, py: float, kind: int, v0: int
     so ``(True, entry pushed out by r + eps, normal there)``. Circle: ``o`` outside the disc,
     the move closer than ``r`` to the centre, entry where it is first ``r`` from it (radially
     out). Capsule: the move crosses the core segment (stretched by :data:`CAPSULE_JOINT_TOL`;
-    not parallel), out from the crossing along the normal on ``o``'s side. Polygon: ``o``
-    outside the core and the move crosses an edge, out from the first crossing along its
-    normal."""
+    not parallel), out from the crossing along the normal on ``o``'s side; else the circle's
+    rule on the end it meets first. Polygon: out from the first inward edge crossing."""
     p, o, pts = np.array([px, py]), np.array([ox, oy]), np.asarray(verts[v0:v1], np.float64)
     if kind == 0:
         closest, t = _circle_entry(o, p, pts[0], r)
@@ -564,12 +563,13 @@ def swept_through(ox: float, oy: float, px: float, py: float, kind: int, v0: int
     if kind == 1:
         t, u = _crossing(o, p, pts[0], pts[1], CAPSULE_JOINT_TOL)
         if math.isnan(t):
-            return _MISS
+            ends = [swept_through(ox, oy, px, py, 0, v, v + 1, verts, r, eps) for v in (v0, v0 + 1)]
+            return min(ends, key=lambda e: math.hypot(e[1] - ox, e[2] - oy) if e[0] else math.inf)
         e = pts[1] - pts[0]
         left = np.array([-e[1], e[0]]) / math.hypot(*e)
         n = left if float((o - pts[0]) @ left) > 0.0 else -left
         return _hit(pts[0] + u * e + n * (r + eps), n)
-    t, n = _poly_entry(o, p, pts) if _outside_core(o, pts) else (math.nan, np.zeros(2))
+    t, n = _poly_entry(o, p, pts)
     return _MISS if math.isnan(t) else _hit(o + t * (p - o) + n * (r + eps), n)
 
 

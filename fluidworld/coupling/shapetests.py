@@ -158,37 +158,59 @@ def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
 
 
 @njit(cache=True)
+def _swept_circle(ox, oy, px, py, cx, cy, r, eps):
+    """:func:`_swept_through` for a disc of radius ``r`` at ``c``: a move that starts outside it
+    and passes it returns (True, where it entered pushed out by ``eps``, the normal there)."""
+    dx = px - ox
+    dy = py - oy
+    d2 = dx * dx + dy * dy
+    if d2 <= 1e-24:
+        return False, px, py, 0.0, 0.0
+    t = min(max(((cx - ox) * dx + (cy - oy) * dy) / d2, 0.0), 1.0)
+    qx = ox + t * dx - cx
+    qy = oy + t * dy - cy
+    if qx * qx + qy * qy >= r * r or (ox - cx) ** 2 + (oy - cy) ** 2 < r * r:
+        return False, px, py, 0.0, 0.0  # missed it, or started inside (not a sweep)
+    # first crossing of the circle: |o - c + s d| = r, smallest s
+    fx = ox - cx
+    fy = oy - cy
+    bq = fx * dx + fy * dy
+    cq = fx * fx + fy * fy - r * r
+    disc = max(bq * bq - d2 * cq, 0.0)
+    s = (-bq - math.sqrt(disc)) / d2
+    ex = fx + s * dx
+    ey = fy + s * dy
+    ln = math.sqrt(ex * ex + ey * ey)
+    nx_ = ex / ln if ln > 1e-12 else 0.0
+    ny_ = ey / ln if ln > 1e-12 else 1.0
+    return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
+
+
+@njit(cache=True)
+def _swept_caps(ox, oy, px, py, verts, v0, r, eps):
+    """A move that passes a capsule's round end without crossing its core line (it cut the
+    corner of a joint where the capsule meets another wall): :func:`_swept_circle` on the end
+    it meets first."""
+    hit, qx, qy, nx_, ny_ = _swept_circle(ox, oy, px, py, verts[v0, 0], verts[v0, 1], r, eps)
+    hit2, qx2, qy2, nx2, ny2 = _swept_circle(ox, oy, px, py, verts[v0 + 1, 0],
+                                              verts[v0 + 1, 1], r, eps)
+    if hit2 and (not hit or (qx2 - ox) ** 2 + (qy2 - oy) ** 2 < (qx - ox) ** 2 + (qy - oy) ** 2):
+        return hit2, qx2, qy2, nx2, ny2
+    return hit, qx, qy, nx_, ny_
+
+
+@njit(cache=True)
 def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
     """A particle outside the shape at both ends of its move (ox, oy) -> (px, py) that passed
     through it: return (True, the point where it entered pushed out by ``r + eps``, the normal
-    there). Circles and capsules are tested against their centre / core line, polygons by
-    Cyrus-Beck clipping against the core polygon."""
+    there). Circles and capsules are tested against their centre / core line (a capsule's
+    round ends as circles: a move that cuts the corner where it meets another wall), polygons
+    by Cyrus-Beck clipping against the core polygon (a move from a point on an edge inwards
+    enters there)."""
     dx = px - ox
     dy = py - oy
     if kind == 0:
-        cx = verts[v0, 0]
-        cy = verts[v0, 1]
-        d2 = dx * dx + dy * dy
-        if d2 <= 1e-24:
-            return False, px, py, 0.0, 0.0
-        t = min(max(((cx - ox) * dx + (cy - oy) * dy) / d2, 0.0), 1.0)
-        qx = ox + t * dx - cx
-        qy = oy + t * dy - cy
-        if qx * qx + qy * qy >= r * r or (ox - cx) ** 2 + (oy - cy) ** 2 < r * r:
-            return False, px, py, 0.0, 0.0  # missed it, or started inside (not a sweep)
-        # first crossing of the circle: |o - c + s d| = r, smallest s
-        fx = ox - cx
-        fy = oy - cy
-        bq = fx * dx + fy * dy
-        cq = fx * fx + fy * fy - r * r
-        disc = max(bq * bq - d2 * cq, 0.0)
-        s = (-bq - math.sqrt(disc)) / d2
-        ex = fx + s * dx
-        ey = fy + s * dy
-        ln = math.sqrt(ex * ex + ey * ey)
-        nx_ = ex / ln if ln > 1e-12 else 0.0
-        ny_ = ey / ln if ln > 1e-12 else 1.0
-        return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
+        return _swept_circle(ox, oy, px, py, verts[v0, 0], verts[v0, 1], r, eps)
     if kind == 1:
         ax = verts[v0, 0]
         ay = verts[v0, 1]
@@ -196,13 +218,13 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
         ey = verts[v0 + 1, 1] - ay
         den = dx * ey - dy * ex
         if abs(den) <= 1e-18:
-            return False, px, py, 0.0, 0.0
+            return _swept_caps(ox, oy, px, py, verts, v0, r, eps)
         t = ((ax - ox) * ey - (ay - oy) * ex) / den  # along the move
         u = ((ax - ox) * dy - (ay - oy) * dx) / den  # along the core line
         le = math.sqrt(ex * ex + ey * ey)
         tol = 1e-6 / le  # two walls that share an end leave no gap at the joint
         if t < 0.0 or t > 1.0 or u < -tol or u > 1.0 + tol:
-            return False, px, py, 0.0, 0.0
+            return _swept_caps(ox, oy, px, py, verts, v0, r, eps)
         sgn = 1.0 if ex * (oy - ay) - ey * (ox - ax) > 0.0 else -1.0
         nx_ = -ey / le * sgn
         ny_ = ex / le * sgn
@@ -222,7 +244,7 @@ def _swept_through(ox, oy, px, py, kind, v0, v1, verts, r, eps):
         sp = nx_ * (px - ax) + ny_ * (py - ay)
         if so > 0.0 and sp > 0.0:
             return False, px, py, 0.0, 0.0
-        if so > 0.0:
+        if so >= 0.0 and sp < 0.0:  # entering (from on the edge too: pushes put particles there)
             t = so / (so - sp)
             if t > t_in:
                 t_in = t
