@@ -324,6 +324,58 @@ def _free_exit(px, py, q, shapes, eps, margin, hi_x, hi_y, own):
     return False, px, py, 0.0, 0.0
 
 
+#: :func:`_union_exit`'s directions and step (in ``eps``) and how many steps it takes at most.
+_UNION_DIRECTIONS = 32
+_UNION_STEP = 5.0
+_UNION_STEPS = 400
+
+
+@njit(cache=True)
+def _inside_any(x, y, shapes, eps, margin, hi_x, hi_y):
+    """Whether ``(x, y)`` lies outside ``[eps, hi]`` or inside a wall or a moving shape."""
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
+    if x < eps or y < eps or x > hi_x or y > hi_y:
+        return True
+    for q in range(kind.shape[0]):
+        if not (wall[q] or active[q]):
+            continue
+        if not (box[q, 0] + margin <= x <= box[q, 2] - margin
+                and box[q, 1] + margin <= y <= box[q, 3] - margin):
+            continue
+        hit, _, _, _, _ = _push_out(x, y, x, y, kind[q], vstart[q], vstart[q + 1], verts,
+                                    radius[q], eps)
+        if hit:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _union_exit(px, py, shapes, eps, margin, hi_x, hi_y):
+    """Out of a wall made of several parts when every part's own way out ends in another
+    (:func:`_free_exit` failed: the particle lies deep in a concave wall put onto water, where
+    the parts meet): the nearest point outside every shape, searched along
+    :data:`_UNION_DIRECTIONS` directions in steps of ``_UNION_STEP * eps``, the first direction
+    (counter-clockwise from +x) at the first distance that has one; a way that passes no wall's
+    barrier (:func:`_first_wall`, which the wall guard would undo) first, else any. Returns
+    (True, point, direction) or False if none is within ``_UNION_STEPS`` steps."""
+    step = _UNION_STEP * eps
+    for through in range(2):
+        for k in range(1, _UNION_STEPS + 1):
+            d = k * step
+            for m in range(_UNION_DIRECTIONS):
+                a = 2.0 * math.pi * m / _UNION_DIRECTIONS
+                ux = math.cos(a)
+                uy = math.sin(a)
+                bx = px + d * ux
+                by = py + d * uy
+                if _inside_any(bx, by, shapes, eps, margin, hi_x, hi_y):
+                    continue
+                if through or _first_wall(px, py, bx, by, shapes, margin)[0] < 0:
+                    return True, bx, by, ux, uy
+    return False, px, py, 0.0, 0.0
+
+
 @njit(cache=True, inline="always")
 def _search_grow(q, b, grow, h_body, box, state):
     """How much further than ``box`` (already grown by the margin) a particle of shape ``q`` can
@@ -498,6 +550,9 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
                         if _blocked(px, py, nxp, nyp, shapes, eps, margin, hi_x, hi_y, own, q):
                             ok, fx, fy, fnx, fny = _free_exit(px, py, q, shapes, eps, margin,
                                                               hi_x, hi_y, own)
+                            if not ok and wall[q]:  # deep in a wall of several parts
+                                ok, fx, fy, fnx, fny = _union_exit(px, py, shapes, eps, margin,
+                                                                   hi_x, hi_y)
                             if ok:
                                 nxp, nyp, nrx, nry = fx, fy, fnx, fny
                     moved += 1
