@@ -22,6 +22,10 @@ SUPPLY = 1600
 START_ANGLE = 25.0  # degrees above the horizontal; the player must find a better one
 BUCKET = (690.0, 120.0, 850.0, 280.0)  # inner x0, floor y, inner x1, rim y
 FILL_LINE = 200.0
+#: Seconds the level waits after the tank runs dry before it says so: the jet churns the
+#: bucket up, and the water takes a few seconds to settle under the line (at 50 degrees the
+#: goal is met ~4.5 s after the last drop leaves the hose).
+SETTLE = 6.0
 
 
 class FillTheBucket(Level):
@@ -76,7 +80,7 @@ class FillTheBucket(Level):
         self.status = (f"aim {self.angle:.0f} deg   water left {left}   bucket "
                        f"{min(goal.progress, 1.0) * 100:.0f} %   lost {self.pit.removed}")
         if (self.out_of_water_at is not None and not self.won
-                and self.time > self.out_of_water_at + 4.0):
+                and self.time > self.out_of_water_at + SETTLE):
             self.out_of_water_at = None
             self.say("Out of water - press R to try again", seconds=math.inf)
 

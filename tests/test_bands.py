@@ -144,8 +144,9 @@ def test_parallel_grid_helpers_are_the_serial_ones(n: int) -> None:
     phi = rng.normal(0, 3, (40, 60))
     act = np.array([0, 3, 4, 5, 39], np.int64)
     grads = [np.full((40, 60, 2), 7.0), np.full((40, 60, 2), 7.0)]
-    pressure_converged.converged_correction(phi, cnt, 10.0, grads[0], act)
-    pressure_converged.converged_correction_parallel(phi, cnt, 10.0, grads[1], act)
+    wall = np.zeros(cnt.shape, np.uint8)
+    pressure_converged.converged_correction(phi, cnt, wall, 10.0, grads[0], act)
+    pressure_converged.converged_correction_parallel(phi, cnt, wall, 10.0, grads[1], act)
     np.testing.assert_array_equal(grads[0], grads[1])
     assert (grads[0][1] == 7.0).all() and (grads[0][3] != 7.0).any()  # only the rows given
 

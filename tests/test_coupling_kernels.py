@@ -346,6 +346,7 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
     solid cover and zeroes the impulses exactly as its kernels called one by one."""
     world = World(300.0, 200.0)
     world.add_fluid_rect(0.0, 0.0, 300.0, 90.0)
+    world.add_static_segment((20.0, 150.0), (280.0, 160.0), radius=3.0)  # wall cover
     world.add_box((90.0, 95.0), (40.0, 20.0), density=0.5).body.angle = 0.3
     world.add_ball((200.0, 100.0), 12.0, density=0.7).body.angular_velocity = 2.0
     for _ in range(3):
@@ -361,12 +362,13 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
                 "kick": np.zeros_like(c.levels), "cover": np.zeros_like(c._in_area),
                 "frac": np.zeros_like(f.solid_fraction),
                 "cvel": np.zeros_like(f.solid_cell_velocity),
+                "walls": np.full_like(f.wall_cover, 7),
                 "verts": np.zeros_like(c._shape_verts), "vvel": np.zeros_like(c._shape_vvel),
                 "box": np.zeros_like(c._shape_box), "J": np.ones_like(c.impulse),
                 "tau": np.ones_like(c.angular_impulse), "sub": np.ones_like(c.submerged_area)}
 
     a = arrays()
-    K.sync_geometry(
+    n_walls = K.sync_geometry(
         (c.state, c.dynamic, c.levels, a["kick"], c.body_box, c.density_profile, a["J"],
          a["tau"], a["sub"]),
         (c._out_local, c._out_owner, c._out_normal, a["out_pos"], a["out_vel"],
@@ -375,7 +377,7 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
         (c._shape_kind, c._shape_vstart, a["verts"], c._shape_radius, c._shape_thick,
          c._shape_body, a["box"], c._shape_active, c._shape_wall, c._shape_vlocal,
          c._shape_vowner, a["vvel"]),
-        (f.cell_count, f.cell_velocity, f.cell_grad, a["frac"], a["cvel"]),
+        (f.cell_count, f.cell_velocity, f.cell_grad, a["frac"], a["cvel"], a["walls"]),
         (gravity, c.spacing_interior, kick[0], kick[1], c.a0, margin))
     b = arrays()
     K.pose_points(c._out_local, c._out_owner, c.state, b["out_pos"], b["out_vel"])
@@ -385,6 +387,8 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
                       c.spacing_interior, c._in_area, kick[0], kick[1], b["in_vel"], b["cover"])
     K.rasterise_cover(b["in_pos"], b["in_vel"], b["cover"], len(c._in_local), c.a0, b["frac"],
                       b["cvel"])
+    assert n_walls == K.rasterise_walls(b["in_pos"], c._in_owner, len(c._in_local), c.dynamic,
+                                        c.state, c.a0, b["walls"])
     K.pose_points(c._shape_vlocal, c._shape_vowner, c.state, b["verts"], b["vvel"])
     K.shape_bounds(c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, margin,
                    b["box"])
@@ -392,6 +396,10 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert a["frac"].sum() > 0 and np.abs(a["out_vel"]).sum() > 0
+    # the wall's cells, and only its: one or two rows of the 26-27 columns from x 20 to 280
+    rows, cols = np.nonzero(a["walls"])
+    assert n_walls == len(rows) and 26 <= n_walls <= 56
+    assert set(rows) <= {14, 15, 16} and cols.min() >= 1 and cols.max() <= 28
 
 
 def test_the_simulation_uses_only_pymunks_public_api() -> None:

@@ -103,7 +103,7 @@ def groups(s: SimpleNamespace) -> tuple[tuple, tuple, tuple, tuple]:
     interior = (s.in_local, s.in_owner, s.in_area, s.in_pos, s.in_vel, np.zeros(80), s.in_arm)
     bodies = (s.state, s.dynamic, s.levels, s.kick_levels, np.zeros((s.nb, 4)), s.prof,
               np.zeros((s.nb, 2)), np.zeros(s.nb), np.zeros(s.nb))
-    cells = (s.count, s.cell_vel, s.grad, s.frac, s.cover_vel)
+    cells = (s.count, s.cell_vel, s.grad, s.frac, s.cover_vel, np.zeros(s.frac.shape, np.uint8))
     return outline, interior, bodies, cells
 
 

@@ -101,7 +101,7 @@ def test_the_puzzle_is_won_with_a_good_aim_and_not_with_the_start_aim() -> None:
         if aim is not None:
             level.aim(aim - level.angle)
         s.press("T")
-        # the tank runs dry after ~190 steps and the level says so 4 s later: play until then
+        # the tank runs dry after ~190 steps and the level says so 6 s later: play until then
         for _ in range(600):
             s.step()
             if level.won or any("Out of water" in m.text for m in level.messages):

@@ -12,11 +12,12 @@ from fluidworld.fluid.free_drift import free_regions, remove_free_drift
 from fluidworld.fluid.pressure import EMPTY_COUNT
 
 
-def bfs_reference(cnt, grad, solid_frac, gamma):
+def bfs_reference(cnt, grad, solid_frac, gamma, wall):
     """The fix as first written: a fill from every unvisited non-empty cell, in row-major
-    order; a region that touches no edge has its weighted mean gradient removed."""
+    order; a region that touches no edge has its weighted mean gradient removed. Wall cells
+    belong to no region, and a region beside one touches a wall."""
     ny, nx = cnt.shape
-    seen = np.zeros((ny, nx), bool)
+    seen = wall.astype(bool).copy()
     free_starts = []
     for j0 in range(ny):
         for i0 in range(nx):
@@ -29,6 +30,7 @@ def bfs_reference(cnt, grad, solid_frac, gamma):
                 order.append((j, i))
                 touches |= i in (0, nx - 1) or j in (0, ny - 1)
                 for jj, ii in ((j + 1, i), (j - 1, i), (j, i + 1), (j, i - 1)):
+                    touches |= 0 <= jj < ny and 0 <= ii < nx and bool(wall[jj, ii])
                     if 0 <= jj < ny and 0 <= ii < nx and not seen[jj, ii] \
                             and cnt[jj, ii] >= EMPTY_COUNT:
                         seen[jj, ii] = True
@@ -59,21 +61,27 @@ def random_field(rng, ny, nx, fill):
     return cnt
 
 
+def no_walls(shape):
+    return np.zeros(shape, np.uint8)
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("fill", [0.2, 0.45, 0.6])
-def test_the_run_labelling_finds_the_free_regions_a_fill_finds(seed, fill):
+@pytest.mark.parametrize("walls", [0.0, 0.05])
+def test_the_run_labelling_finds_the_free_regions_a_fill_finds(seed, fill, walls):
     rng = np.random.default_rng(seed)
     ny, nx = 23, 31
     cnt = random_field(rng, ny, nx, fill)
+    wall = (rng.random((ny, nx)) < walls).astype(np.uint8)
     grad = rng.normal(size=(ny, nx, 2))
     solid = rng.random((ny, nx)) * 0.3
     want_grad = grad.copy()
-    starts = bfs_reference(cnt, want_grad, solid, 0.7)
-    got, nfree = free_regions(cnt, np.arange(ny))
+    starts = bfs_reference(cnt, want_grad, solid, 0.7, wall)
+    got, nfree = free_regions(cnt, wall, np.arange(ny))
     assert list(got[:nfree]) == starts
     order = np.empty(ny * nx, np.int64)
     seen = np.zeros(ny * nx, np.bool_)
-    remove_free_drift(cnt, grad, grad.copy(), False, solid, 0.7, order, seen)
+    remove_free_drift(cnt, wall, grad, grad.copy(), False, solid, 0.7, order, seen)
     assert np.array_equal(grad, want_grad)  # the same sums in the same order
 
 
@@ -85,9 +93,29 @@ def test_a_lone_droplet_has_no_net_pressure_impulse_and_a_pool_keeps_its_own():
     grad = np.ones((ny, nx, 2))
     order = np.empty(ny * nx, np.int64)
     seen = np.zeros(ny * nx, np.bool_)
-    remove_free_drift(cnt, grad, grad.copy(), False, np.zeros((ny, nx)), 1.0, order, seen)
+    remove_free_drift(cnt, no_walls(cnt.shape), grad, grad.copy(), False, np.zeros((ny, nx)),
+                      1.0, order, seen)
     assert np.allclose(grad[4:7, 4:8], 0.0)
     assert np.all(grad[0:2] == 1.0)
+
+
+def test_water_in_a_tank_of_wall_cells_keeps_its_weight_on_the_tank():
+    """A tank standing in the air (wall cells: a floor and two sides) touches no domain edge;
+    its water is not a free droplet, and keeps the pressure that holds it up."""
+    ny, nx = 12, 12
+    cnt = np.zeros((ny, nx))
+    cnt[4:7, 4:8] = 4.0
+    wall = no_walls(cnt.shape)
+    wall[3, 3:9] = 1
+    wall[3:8, 3] = 1
+    wall[3:8, 8] = 1
+    grad = np.ones((ny, nx, 2))
+    order = np.empty(ny * nx, np.int64)
+    seen = np.zeros(ny * nx, np.bool_)
+    assert free_regions(cnt, wall, np.arange(ny))[1] == 0
+    remove_free_drift(cnt, wall, grad, grad.copy(), False, np.zeros((ny, nx)), 1.0, order, seen)
+    assert np.all(grad == 1.0)
+    assert free_regions(cnt, no_walls(cnt.shape), np.arange(ny))[1] == 1
 
 
 def test_regions_split_by_an_inactive_row_are_not_joined():
@@ -95,8 +123,8 @@ def test_regions_split_by_an_inactive_row_are_not_joined():
     cnt = np.zeros((ny, nx))
     cnt[2, 2:4] = 4.0
     cnt[4, 2:4] = 4.0  # row 3 empty: two droplets
-    got, nfree = free_regions(cnt, np.array([2, 4]))
+    got, nfree = free_regions(cnt, no_walls(cnt.shape), np.array([2, 4]))
     assert list(got[:nfree]) == [2 * nx + 2, 4 * nx + 2]
     cnt[3, 3] = 4.0  # now one U-shaped region, found once
-    got, nfree = free_regions(cnt, np.arange(ny))
+    got, nfree = free_regions(cnt, no_walls(cnt.shape), np.arange(ny))
     assert list(got[:nfree]) == [2 * nx + 2]

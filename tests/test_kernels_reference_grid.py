@@ -115,21 +115,32 @@ def test_paper_pressure_by_hand():
     close(g2, grad)
 
 
+def wall_cells(shape, seed, walls):
+    """No wall cells, or about a fifth of the cells (uint8, as ``FluidSystem.wall_cells``)."""
+    if not walls:
+        return np.zeros(shape, np.uint8)
+    return (np.random.default_rng(700 + seed).random(shape) < 0.2).astype(np.uint8)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("beta", [0.0, 0.3, 1.0])
-def test_converged_rhs(seed, beta):
+@pytest.mark.parametrize("walls", [False, True])
+def test_converged_rhs(seed, beta, walls):
     sc, frac, svel = pressure_inputs(seed)
     cnt_d, vel_d, _ = kernel_deposit(sc, frac, svel)
     corrected = 0
+    biggest = 0.0
     for cnt, vel_c in (random_grid(seed), (cnt_d, vel_d), random_grid(seed, ny=2, nx=2)):
         shape = cnt.shape
+        wall = wall_cells(shape, seed, walls)
         rhs, rhs_d = np.full(shape, np.nan), np.full(shape, np.nan)
-        pressure_converged.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta, rhs, rhs_d)
-        rrhs, rrhs_d = ref.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta)
+        pressure_converged.converged_rhs(cnt, wall, vel_c, 10.0, 5.0, 0.05, beta, rhs, rhs_d)
+        rrhs, rrhs_d = ref.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta, wall)
         close(rhs, rrhs, atol=1e-10)
         close(rhs_d, rrhs_d, atol=1e-10)
-        assert np.abs(rrhs).max() > 1.0
+        biggest = max(biggest, np.abs(rrhs).max())
         corrected += int((rrhs_d != 0).sum())
+    assert biggest > 1.0
     assert (corrected > 0) == (beta > 0)
 
 
@@ -154,6 +165,11 @@ def test_solve_rbgs(seed, iters, omega):
         pressure_converged.solve_rbgs(phi, rhs, cnt, iters, omega)
         rphi = ref.solve_rbgs(phi0, rhs, cnt, iters, omega)
         close(phi, rphi, atol=1e-11)
+        wall = wall_cells(shape, seed, True)
+        phi_w = phi0.copy()
+        pressure_converged.solve_rbgs(phi_w, rhs, cnt, iters, omega, None, wall)
+        close(phi_w, ref.solve_rbgs(phi0, rhs, cnt, iters, omega, wall), atol=1e-11)
+        assert np.all(phi_w[wall != 0] == 0.0)
         if iters:
             assert np.all(rphi[cnt < 0.5] == 0.0) and np.all(phi[cnt < 0.5] == 0.0)
         # sweeping only each row's non-air span changes nothing, bit for bit
@@ -175,7 +191,7 @@ def test_pair_solver_gives_each_field_its_own_solve(seed):
     rhs2 = rng.normal(0.0, 4.0, phi0.shape)
     invk = np.empty_like(cnt)
     rows = np.arange(cnt.shape[0], dtype=np.int64)
-    pressure_converged.solver_coefficients(cnt, invk, rows)
+    pressure_converged.solver_coefficients(cnt, wall_cells(cnt.shape, seed, True), invk, rows)
     spans = np.empty((cnt.shape[0], 2), np.int64)
     pressure.row_spans(cnt, spans)
 
@@ -207,24 +223,32 @@ def test_row_spans_edge_rows():
 
 
 @pytest.mark.parametrize("seed", SEEDS[:2])
-def test_solve_rbgs_converges_to_the_documented_equation(seed):
-    """Many sweeps solve ``sum_nb (phi_nb - phi) = rhs`` (walls Neumann, air phi = 0)."""
+@pytest.mark.parametrize("walls", [False, True])
+def test_solve_rbgs_converges_to_the_documented_equation(seed, walls):
+    """Many sweeps solve ``sum_nb (phi_nb - phi) = rhs`` (the border and wall cells Neumann,
+    air phi = 0)."""
     phi0, rhs, cnt = rbgs_inputs(seed)
     cnt[2, 3] = 0.0      # guarantee an air cell: the Dirichlet condition makes the system regular
+    wall = np.zeros(cnt.shape, np.uint8)
+    if walls:  # an L that cuts no region off the air (which would leave it without a solution)
+        wall[0:3, 4] = 1
+        wall[3, 1:4] = 1
     phi = phi0.copy()
-    pressure_converged.solve_rbgs(phi, rhs, cnt, 2000, 1.6)
-    assert np.abs(ref.poisson_residual(phi, rhs, cnt)).max() < 1e-9
-    rphi = ref.solve_rbgs(phi0, rhs, cnt, 2000, 1.6)
-    assert np.abs(ref.poisson_residual(rphi, rhs, cnt)).max() < 1e-9
+    pressure_converged.solve_rbgs(phi, rhs, cnt, 2000, 1.6, None, wall)
+    assert np.abs(ref.poisson_residual(phi, rhs, cnt, wall)).max() < 1e-9
+    rphi = ref.solve_rbgs(phi0, rhs, cnt, 2000, 1.6, wall)
+    assert np.abs(ref.poisson_residual(rphi, rhs, cnt, wall)).max() < 1e-9
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_converged_correction(seed):
+@pytest.mark.parametrize("walls", [False, True])
+def test_converged_correction(seed, walls):
     for shape in ((6, 7), (2, 2), (3, 8)):
         phi, _, cnt = rbgs_inputs(seed, *shape)
+        wall = wall_cells(shape, seed, walls)
         grad = np.full((*shape, 2), np.nan)
-        pressure_converged.converged_correction(phi, cnt, 10.0, grad)
-        close(grad, ref.converged_correction(phi, cnt, 10.0))
+        pressure_converged.converged_correction(phi, cnt, wall, 10.0, grad)
+        close(grad, ref.converged_correction(phi, cnt, 10.0, wall))
 
 
 def test_converged_correction_linear_phi():
@@ -234,7 +258,7 @@ def test_converged_correction_linear_phi():
     phi = 3 * x + 5 * y
     cnt = np.full((ny, nx), 5.0)
     grad = np.zeros((ny, nx, 2))
-    pressure_converged.converged_correction(phi, cnt, a0, grad)
+    pressure_converged.converged_correction(phi, cnt, np.zeros((ny, nx), np.uint8), a0, grad)
     close(grad[..., 0], 3.0)
     close(grad[..., 1], 5.0)
     close(ref.converged_correction(phi, cnt, a0), grad)

@@ -106,17 +106,18 @@ def test_variable_operator_is_exactly_hydrostatic_in_a_stratified_column():
     rows = np.arange(ny)
     rhs = np.zeros((ny, nx))
     rhs_d = np.zeros((ny, nx))
-    pressure_converged.converged_rhs(cnt, vel_c, a0, 5.0, 1 / 120, 0.0, rhs, rhs_d, rows)
+    wall = np.zeros((ny, nx), np.uint8)
+    pressure_converged.converged_rhs(cnt, wall, vel_c, a0, 5.0, 1 / 120, 0.0, rhs, rhs_d, rows)
     cx, cy = np.zeros((ny, nx + 1)), np.zeros((ny + 1, nx))
     invd = np.zeros((ny, nx))
-    pressure_variable.face_coefficients(cnt, beta, cx, cy, invd, rows)
+    pressure_variable.face_coefficients(cnt, wall, beta, cx, cy, invd, rows)
     pad = np.zeros((ny + 2, nx + 2))
     spans = np.zeros((ny, 2), np.int64)
     pressure.row_spans(cnt, spans)
     pressure_variable.solve_padded_var(pad, rhs, cnt, cx, cy, invd, 2000, 1.6, spans, rows)
     grad = np.zeros((ny, nx, 2))
-    pressure_variable.converged_correction_var(pad[1:-1, 1:-1], cnt, a0, cx, cy, beta, grad,
-                                               rows)
+    pressure_variable.converged_correction_var(pad[1:-1, 1:-1], cnt, wall, a0, cx, cy, beta,
+                                               grad, rows)
     for k, rho in enumerate(rhos):
         np.testing.assert_allclose(grad[k, :, 1], -rho * gh, rtol=1e-6)
         np.testing.assert_allclose(grad[k, :, 0], 0.0, atol=1e-9)
@@ -132,9 +133,10 @@ def test_variable_operator_is_exactly_hydrostatic_in_a_stratified_column():
     np.testing.assert_allclose(phi[0], weight, rtol=0.01)
 
 
-def test_variable_kernels_reduce_to_the_single_density_ones_bit_for_bit():
+@pytest.mark.parametrize("walls", [False, True])
+def test_variable_kernels_reduce_to_the_single_density_ones_bit_for_bit(walls: bool) -> None:
     """With every density 1 the variable-density kernels give the single-density correction
-    exactly (the fast path FluidSystem takes then is the same physics)."""
+    exactly (the fast path FluidSystem takes then is the same physics), wall cells or not."""
     fs = FluidSystem(FluidParams.game(300.0, 200.0))
     fs.fill_rect(0, 0, 300, 120, velocity=(3.0, -2.0))
     fs.fill_circle(150, 160, 20, material=1, velocity=(0.0, -50.0))
@@ -143,33 +145,37 @@ def test_variable_kernels_reduce_to_the_single_density_ones_bit_for_bit():
     p = fs.params
     rows = np.arange(fs.ny)
     cnt, vel_c = fs.cell_count, fs.cell_velocity
+    wall = (np.random.default_rng(5).random(cnt.shape) < (0.1 if walls else 0.0)).astype(np.uint8)
     rhs = np.zeros(cnt.shape)
     rhs_d = np.zeros(cnt.shape)
-    pressure_converged.converged_rhs(cnt, vel_c, p.a0, p.gamma, p.h, 0.0, rhs, rhs_d, rows)
+    pressure_converged.converged_rhs(cnt, wall, vel_c, p.a0, p.gamma, p.h, 0.0, rhs, rhs_d,
+                                     rows)
     spans = np.zeros((fs.ny, 2), np.int64)
     pressure.row_spans(cnt, spans)
     invk = np.zeros(cnt.shape)
-    pressure_converged.solver_coefficients(cnt, invk, rows)
+    pressure_converged.solver_coefficients(cnt, wall, invk, rows)
     pad1 = fs._phi_pad.copy()
+    pad1[1:-1, 1:-1][wall != 0] = 0.0  # as pressure_walls.mark_walls leaves them
     pad2 = fs._phi_pad.copy()
     pressure_converged.solve_padded(pad1, rhs, cnt, invk, 20, 1.6, spans, rows)
     g1 = np.zeros((*cnt.shape, 2))
-    pressure_converged.converged_correction(pad1[1:-1, 1:-1], cnt, p.a0, g1, rows)
+    pressure_converged.converged_correction(pad1[1:-1, 1:-1], cnt, wall, p.a0, g1, rows)
     beta = np.zeros(cnt.shape)
     pressure_variable.cell_specific_volume(fs.mat, fs.count, fs._cell_of, fs._inv_rho, cnt,
                                            fs.solid_fraction, p.gamma, beta, rows)
     assert (beta == 1.0).all()
     cx, cy = np.zeros((fs.ny, fs.nx + 1)), np.zeros((fs.ny + 1, fs.nx))
     invd = np.zeros(cnt.shape)
-    pressure_variable.face_coefficients(cnt, beta, cx, cy, invd, rows)
+    pressure_variable.face_coefficients(cnt, wall, beta, cx, cy, invd, rows)
     assert np.array_equal(invd, invk)
     for solve in (pressure_variable.solve_padded_var, pressure_variable.solve_padded_var_parallel):
         pad2 = fs._phi_pad.copy()
+        pad2[1:-1, 1:-1][wall != 0] = 0.0
         solve(pad2, rhs, cnt, cx, cy, invd, 20, 1.6, spans, rows)
         assert np.array_equal(pad1, pad2)
     g2 = np.zeros((*cnt.shape, 2))
-    pressure_variable.converged_correction_var(pad2[1:-1, 1:-1], cnt, p.a0, cx, cy, beta, g2,
-                                               rows)
+    pressure_variable.converged_correction_var(pad2[1:-1, 1:-1], cnt, wall, p.a0, cx, cy, beta,
+                                               g2, rows)
     assert np.array_equal(g1, g2)
     assert np.abs(g1).max() > 0.0
 

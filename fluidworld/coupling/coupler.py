@@ -413,7 +413,7 @@ class Coupler(BodyIO):
     def _cells_group(self) -> tuple[Any, ...]:
         f = self.fluid
         return (f.cell_count, f.cell_velocity, f.cell_grad, f.solid_fraction,
-                f.solid_cell_velocity)
+                f.solid_cell_velocity, f.wall_cover)
 
     def _bins_group(self) -> tuple[Any, ...]:
         return self.fluid.bin_group
@@ -445,8 +445,8 @@ class Coupler(BodyIO):
         # one kernel call for the stage: the cover uses the levels of the last exchange
         params = (bool(gx or gy), self.spacing_interior, self._kick[0], self._kick[1], self.a0,
                   self._margin)
-        K.sync_geometry(self._bodies, self._outline_group(), self._interior, self._shapes,
-                        self._cells_group(), params)
+        f.wall_cover_count = K.sync_geometry(self._bodies, self._outline_group(), self._interior,
+                                             self._shapes, self._cells_group(), params)
 
     def adds_buoyancy(self) -> bool:
         """Whether the exchange adds buoyancy of its own: ``params.buoyancy`` is on and the

@@ -235,7 +235,7 @@ def pressure_range(k0, k1, interior, bodies, cells, a0, spacing, kick_x, kick_y)
     local, owner, area, pos, vel, cover_area, arm = interior
     # ``levels``: the kick levels, those the cover was built on
     state, dynamic, body_levels, levels, body_box, prof, out_j, out_tau, submerged = bodies
-    cell_count, cell_vel, grad, solid_frac, cover_vel = cells
+    cell_count, cell_vel, grad, solid_frac, cover_vel, wall_cover = cells
     ny, nx = grad.shape[0], grad.shape[1]
     inv = 1.0 / a0
     for k in range(k0, k1):

@@ -17,8 +17,9 @@ the kernels unpack on their first lines. The layouts, the same in every kernel:
   where each was when the substep began and its pressure cell;
 * ``mats``: ``(mass, bounce, rest, keep, rho)``, per material: particle mass, bounce (else
   adhere) at walls, restitution, ``1 - adhesion``, density;
-* ``cells``: ``(count, vel, grad, solid_frac, cover_vel)``, the pressure grid: particle count,
-  mean velocity and correction of each cell, the bodies' solid cover and its velocity;
+* ``cells``: ``(count, vel, grad, solid_frac, cover_vel, wall_cover)``, the pressure grid:
+  particle count, mean velocity and correction of each cell, the bodies' solid cover and its
+  velocity, and the cells that walls cover (uint8);
 * ``bins``: ``(nb_start, inv_nb, nb_nx, nb_ny)``, the fluid's neighbour grid (``bin`` stage);
 * ``bodies``: ``(state, dynamic, levels, kick_levels, box, prof, out_j, out_tau, submerged)``,
   per body: :data:`STATE_COLUMNS`, whether it is dynamic, its water levels and those its cover
@@ -84,6 +85,7 @@ __all__ = [
     "impulse_velocities",
     "pose_points",
     "rasterise_cover",
+    "rasterise_walls",
     "sum_point_impulses",
     "shape_bounds",
     "contain_particles",
@@ -233,6 +235,28 @@ def rasterise_cover(pos, vel, area, n, a0, frac, cover_vel):
 
 
 @njit(cache=True)
+def rasterise_walls(pos, owner, n, dynamic, state, a0, cover):
+    """Mark the pressure cells that the interior samples of walls fall in (bodies that are not
+    dynamic and do not move: :data:`STATE_COLUMNS` 4-6 zero): ``cover`` (ny, nx) uint8,
+    overwritten; returns how many cells (the fluid's wall cells are those of them without a
+    fluid particle, see ``fluid/pressure_walls.py``)."""
+    ny, nx = cover.shape
+    cover[:, :] = 0
+    inv = 1.0 / a0
+    count = 0
+    for k in range(n):
+        b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
+        if dynamic[b] or state[b, 4] != 0.0 or state[b, 5] != 0.0 or state[b, 6] != 0.0:
+            continue
+        i = int(math.floor(pos[k, 0] * inv))
+        j = int(math.floor(pos[k, 1] * inv))
+        if 0 <= i < nx and 0 <= j < ny and cover[j, i] == 0:
+            cover[j, i] = 1
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_y, vel,
                     out_area):
     """Weight and velocity of the interior samples for the cell-pressure stage's solid cover:
@@ -292,7 +316,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     """
     f_pos, f_vel, f_mat, n, start_pos, cell_of = fluid
     mass_table, bounce_table, rest_table, keep_table, rho_table = mats
-    cell_count, cell_vel, grad, solid_frac, cover_vel = cells
+    cell_count, cell_vel, grad, solid_frac, cover_vel, wall_cover = cells
     nb_start, inv_nb, nb_nx, nb_ny = bins
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
     out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
@@ -365,7 +389,8 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     1. :func:`pose_points`: the outline's solid particles and the interior samples;
     2. :func:`submerged_cover` on the levels of the last exchange (``kick_levels`` receives
        them, or NaN where ``use_levels`` is false: without gravity the whole body counts) and
-       :func:`rasterise_cover`: the solid cover of the pressure cells;
+       :func:`rasterise_cover`: the solid cover of the pressure cells; :func:`rasterise_walls`:
+       the cells that walls cover (returned: how many);
     3. :func:`pose_points` and :func:`shape_bounds`: the containment geometry, boxes grown by
        ``margin``;
     4. the impulse accumulators ``out_j``, ``out_tau`` and ``submerged`` zeroed.
@@ -375,7 +400,7 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
     (shape_kind, shape_vstart, shape_verts, shape_radius, shape_thick, shape_body, shape_box,
      shape_active, shape_wall, shape_vlocal, shape_vowner, shape_vvel) = shapes
-    cell_count, cell_vel, grad, frac, cover_vel = cells
+    cell_count, cell_vel, grad, frac, cover_vel, wall_cover = cells
     use_levels, spacing, kick_x, kick_y, a0, margin = params
     if out_local.shape[0]:
         pose_points(out_local, out_owner, state, out_pos, out_vel)
@@ -386,8 +411,10 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     submerged_cover(in_pos, in_owner, in_pos.shape[0], dynamic, kick_levels, spacing, in_area,
                     kick_x, kick_y, in_vel, cover_area)
     rasterise_cover(in_pos, in_vel, cover_area, in_pos.shape[0], a0, frac, cover_vel)
+    walls = rasterise_walls(in_pos, in_owner, in_pos.shape[0], dynamic, state, a0, wall_cover)
     pose_points(shape_vlocal, shape_vowner, state, shape_verts, shape_vvel)
     shape_bounds(shape_kind, shape_vstart, shape_verts, shape_radius, margin, shape_box)
     out_j[:] = 0.0
     out_tau[:] = 0.0
     submerged[:] = 0.0
+    return walls

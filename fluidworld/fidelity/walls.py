@@ -10,7 +10,8 @@ Scenes: a thin floor under deep water; closed triangles and squares of thin segm
 water with a heavy ball inside; a 45-degree ramp meeting a floor with ~1,600 particles dammed
 against the joint; the same walls at radius 0; a heavy box sunk onto a thin floor and a light
 ball held under a thin ceiling (particles inside a dynamic body count as across); polygons
-and segments meeting at joints (a tank, a ramp). Then the
+and segments meeting at joints (a tank, a ramp). The rest depth of water in tanks standing in
+the air, and a box floating in them (:func:`tank_depth`). Then the
 fluid area of a dam break after settling against before (:func:`volume_drift`).
 """
 
@@ -30,7 +31,7 @@ from ..scenes import fluid_area
 from ..world import BodyHandle, World
 from . import Row
 
-__all__ = ["Scene", "SCENES", "crossings", "volume_drift", "rows"]
+__all__ = ["Scene", "SCENES", "crossings", "raised_tank", "tank_depth", "volume_drift", "rows"]
 
 Positions = NDArray[np.float64]
 
@@ -214,6 +215,64 @@ def crossings(scene: Callable[[int], Scene], seed: int, seconds: float,
     return worst, n0 - f.count, finite
 
 
+#: The top of :func:`raised_tank`'s floor.
+TANK_FLOOR = 50.0
+
+
+def raised_tank(seed: int, floor: str = "1",
+                box: float | None = None) -> tuple[World, BodyHandle | None]:
+    """A tank standing in the air: a floor from x 90 to 310 with its top at y 50 and air below
+    it (a segment of radius ``floor``, or ``"poly"``: a polygon slab 10 thick), segment walls
+    (radius 2) at x 100 and 300, water filled 100 deep; a 40 x 30 box of density ``box``
+    dropped in from above it."""
+    w = _world(400.0, 300.0, seed)
+    if floor == "poly":
+        w.add_static_poly([(90.0, 40.0), (310.0, 40.0), (310.0, TANK_FLOOR),
+                           (90.0, TANK_FLOOR)])
+    else:
+        r = float(floor)
+        w.add_static_segment((90.0, TANK_FLOOR - r), (310.0, TANK_FLOOR - r), radius=r)
+    for x in (100.0, 300.0):
+        w.add_static_segment((x, TANK_FLOOR), (x, 280.0), radius=2.0)
+    w.add_fluid_rect(102.0, TANK_FLOOR, 298.0, TANK_FLOOR + 100.0)
+    body = w.add_box((200.0, 230.0), (40.0, 30.0), density=box) if box else None
+    return w, body
+
+
+def tank_depth(seed: int, floor: str, box: float | None = None,
+               seconds: float = 10.0) -> tuple[float, float]:
+    """:func:`raised_tank` after ``seconds``: the water's depth over the floor between x 110 and
+    160 (99th percentile of the heights) and the box's submerged fraction (NaN without one).
+    Water filled 100 deep rests 100 deep (more with a floating box in it)."""
+    w, body = raised_tank(seed, floor, box)
+    for _ in range(int(round(seconds * 60.0))):
+        w.step()
+    p = w.fluid.positions
+    side = (p[:, 0] > 110.0) & (p[:, 0] < 160.0)
+    depth = float(np.percentile(p[side, 1], 99)) - TANK_FLOOR
+    return depth, (body.submerged_area / body.area if body else math.nan)
+
+
+def _tank_rows(quick: bool) -> list[Row]:
+    """Rest depth in tanks standing in the air, and a box of 0.5 floating in two of them."""
+    seeds = range(1) if quick else range(2)
+    seconds = 5.0 if quick else 10.0
+    out = []
+    for floor, name in (("1", "a thin floor (r 1)"), ("10", "a thick floor (r 10)"),
+                        ("poly", "a polygon slab")):
+        d = [tank_depth(s, floor, None, seconds)[0] for s in seeds]
+        worst = max(d, key=lambda v: abs(v - 100.0))
+        out.append(Row("walls", f"tank on {name}, air below, filled 100 deep: rest depth "
+                                f"(worst of {len(seeds)} seeds)", worst, "100 +- 3",
+                       abs(worst - 100.0) <= 3.0))
+    for floor, name in (("2", "a thin floor (r 2)"), ("poly", "a polygon slab")):
+        f = [tank_depth(s, floor, 0.5, seconds)[1] for s in seeds]
+        worst = max(f, key=lambda v: abs(v - 0.5))
+        out.append(Row("walls", f"box 0.5 in a tank on {name}, air below: submerged fraction",
+                       worst, "0.5 +- 0.05", abs(worst - 0.5) <= 0.05))
+    return out
+
+
 def _half_full_area(world: World) -> float:
     """Area of the cells (``a0`` squares) holding at least half of ``gamma`` particles."""
     p = world.fluid.params
@@ -237,7 +296,8 @@ def volume_drift(seed: int = 0, seconds: float = 10.0) -> tuple[float, float]:
 
 
 def rows(quick: bool) -> list[Row]:
-    """Crossings per scene (largest over seeds, counted every 10 steps) and the volume drift.
+    """Crossings per scene (largest over seeds, counted every 10 steps), tanks standing in the
+    air (:func:`tank_depth`) and the volume drift.
 
     Full: 10 seeds x 10 s per scene; quick: 3 seeds x 3 s. The dam break settles 10 s in both."""
     seeds = range(3) if quick else range(10)
@@ -251,6 +311,7 @@ def rows(quick: bool) -> list[Row]:
             worst, lost, finite = max(worst, a), max(lost, gone), finite and ok
         out.append(Row("walls", f"{name}: across, max of {len(seeds)} seeds x {seconds:g} s",
                        float(worst), "0", worst == 0 and lost == 0 and finite))
+    out += _tank_rows(quick)
     surface, cells = volume_drift(0, 10.0)  # small and quick: settled in both modes
     out.append(Row("walls", "dam break 100 x 160: area under the surface, settled / initial",
                    surface, "1 +- 0.05", abs(surface - 1.0) <= 0.05))

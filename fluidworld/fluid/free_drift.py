@@ -18,7 +18,7 @@ __all__ = ["remove_free_drift", "free_regions"]
 
 
 @njit(cache=True)
-def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, rows=None):
+def remove_free_drift(cnt, wall, grad, grad2, both, solid_frac, gamma, order, seen, rows=None):
     """Make the projection momentum-conserving for bodies of water that touch no wall.
 
     The correction ``v -= grad`` conserves momentum only where cells are equally dense, so a free
@@ -30,7 +30,8 @@ def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, ro
     since the coupling pushes bodies with the same field -- except in cells next to air, where
     the coupling does not push bodies (its contract; see ``coupling.kernels.pressure_impulses``).
     Regions against a wall are left alone: there the wall legitimately takes momentum (a pool's
-    weight).
+    weight). Walls are the domain's border and the wall cells (``wall``,
+    :mod:`.pressure_walls`: not part of any region; a region beside one touches a wall).
     With ``both``, ``grad2`` (the density correction) is treated the same way. ``order`` (int)
     and ``seen`` (bool) are scratch of ``ny * nx``. With ``rows``
     (:func:`.pressure.active_rows`) only those rows are scanned: every non-empty cell lies in one
@@ -38,7 +39,7 @@ def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, ro
     """
     ny, nx = cnt.shape
     act = _all_rows(ny, rows)
-    starts, nfree = free_regions(cnt, act)
+    starts, nfree = free_regions(cnt, wall, act)
     if nfree == 0:
         return
     for j0 in act:
@@ -48,16 +49,16 @@ def remove_free_drift(cnt, grad, grad2, both, solid_frac, gamma, order, seen, ro
         start = starts[r]
         seen[start] = True
         order[0] = start
-        tail, _ = _flood(order, seen, cnt, nx, ny)
+        tail, _ = _flood(order, seen, cnt, wall, nx, ny)
         # the region's sums, in the order the fill visited its cells
         _remove_mean(order, tail, cnt, grad, grad2, both, solid_frac, gamma)
 
 
 @njit(cache=True)
-def free_regions(cnt, act):
+def free_regions(cnt, wall, act):
     """The first cell (``j * nx + i``, in row-major order over the rows ``act``) of every
-    4-connected region of non-empty cells that touches no domain edge, in that order; returns
-    ``(cells, count)``."""
+    4-connected region of non-empty cells (not wall cells) that touches no domain edge and no
+    wall cell, in that order; returns ``(cells, count)``."""
     ny, nx = cnt.shape
     cap = len(act) * ((nx + 1) // 2) + 1
     run_j = np.empty(cap, np.int64)
@@ -72,17 +73,18 @@ def free_regions(cnt, act):
         row0 = nr
         i = 0
         while i < nx:
-            if cnt[j, i] < EMPTY_COUNT:
+            if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
                 i += 1
                 continue
             a = i
-            while i < nx and cnt[j, i] >= EMPTY_COUNT:
+            while i < nx and cnt[j, i] >= EMPTY_COUNT and not wall[j, i]:
                 i += 1
             run_j[nr] = j
             run_a[nr] = a
             run_b[nr] = i - 1
             parent[nr] = nr
-            touch[nr] = j == 0 or j == ny - 1 or a == 0 or i == nx
+            touch[nr] = (j == 0 or j == ny - 1 or a == 0 or i == nx
+                         or _beside_wall(wall, j, a, i))
             nr += 1
         if prev1 > prev0 and run_j[prev0] == j - 1:
             _join_rows(prev0, prev1, row0, nr, run_a, run_b, parent)
@@ -100,6 +102,19 @@ def free_regions(cnt, act):
             nfree += 1
             touch[q] = True  # taken
     return starts, nfree
+
+
+@njit(cache=True)
+def _beside_wall(wall, j, a, b):
+    """Whether a wall cell lies beside the run ``[a, b)`` of row ``j``: at either end, or above
+    or below one of its cells."""
+    ny, nx = wall.shape
+    if (a > 0 and wall[j, a - 1]) or (b < nx and wall[j, b]):
+        return True
+    for i in range(a, b):
+        if (j > 0 and wall[j - 1, i]) or (j + 1 < ny and wall[j + 1, i]):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -133,7 +148,7 @@ def _join_rows(p0, p1, q0, q1, run_a, run_b, parent):
 
 
 @njit(cache=True)
-def _flood(order, seen, cnt, nx, ny):
+def _flood(order, seen, cnt, wall, nx, ny):
     """Breadth-first fill from ``order[0]`` over non-empty cells; returns the region's size (its
     cells are ``order[:size]``, in visiting order) and whether it touches the domain's edge."""
     head = 0
@@ -152,7 +167,7 @@ def _flood(order, seen, cnt, nx, ny):
             if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
                 continue
             cc = jj * nx + ii
-            if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT:
+            if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT and not wall[jj, ii]:
                 seen[cc] = True
                 order[tail] = cc
                 tail += 1

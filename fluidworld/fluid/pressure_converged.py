@@ -5,8 +5,9 @@ Measured in a prototype, 10 Jacobi sweeps from zero cannot carry hydrostatic pre
 more than a few cells (pools settle at 0.3-0.7 of their height). Here:
 
 * face velocities are averages of the two cells (the cell's own velocity towards an empty cell, 0
-  at a wall), the divergence is the compact face sum, and the Poisson equation uses the 5-point
-  stencil with Neumann walls and Dirichlet (phi = 0) air cells -- no +-2 checkerboard decoupling;
+  at a wall: the domain's border or a wall cell, :mod:`.pressure_walls`), the divergence is the
+  compact face sum, and the Poisson equation uses the 5-point stencil with Neumann walls and
+  Dirichlet (phi = 0) air cells -- no +-2 checkerboard decoupling;
 * a density correction: the target divergence of a cell is ``beta * max(r - 1, 0) / h``, so
   compressed cells are pushed back to rest density instead of staying compressed (expansion is
   corrected too, away from the surface: see :func:`converged_rhs`);
@@ -49,10 +50,10 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- right-hand sides
 @njit(cache=True)
-def _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny):
+def _face_vel(vel_c, cnt, wall, j, i, jn, in_, comp, nx, ny):
     """Normal velocity on the face between cell (j, i) and neighbour (jn, in_)."""
-    if jn < 0 or jn >= ny or in_ < 0 or in_ >= nx:
-        return 0.0  # wall: no flow through it
+    if jn < 0 or jn >= ny or in_ < 0 or in_ >= nx or wall[jn, in_]:
+        return 0.0  # the domain's border or a wall cell: no flow through it
     if cnt[jn, in_] < EMPTY_COUNT:
         return vel_c[j, i, comp]  # air: free outflow, no divergence made up at the surface
     return 0.5 * (vel_c[j, i, comp] + vel_c[jn, in_, comp])
@@ -64,37 +65,46 @@ SPARSE_RATIO = 0.5
 
 
 @njit(cache=True)
-def _block_sums(j0, j1, cnt, hs, ha, sparse):
+def _block_sums(j0, j1, cnt, wall, gamma, hs, ha, sparse):
     """3-wide horizontal sums of the counts (``hs``) and of the sparse flags (``cnt < sparse``,
-    ``ha``), rows j0..j1."""
+    ``ha``), rows j0..j1; a wall cell counts as full (``gamma``), not sparse."""
     nx = cnt.shape[1]
     for j in range(j0, j1):
         for i in range(nx):
-            s = cnt[j, i]
-            a = cnt[j, i] < sparse
+            s, a = _block_cell(cnt, wall, gamma, sparse, j, i)
             if i > 0:
-                s += cnt[j, i - 1]
-                a += cnt[j, i - 1] < sparse
+                s2, a2 = _block_cell(cnt, wall, gamma, sparse, j, i - 1)
+                s += s2
+                a += a2
             if i + 1 < nx:
-                s += cnt[j, i + 1]
-                a += cnt[j, i + 1] < sparse
+                s2, a2 = _block_cell(cnt, wall, gamma, sparse, j, i + 1)
+                s += s2
+                a += a2
             hs[j, i] = s
             ha[j, i] = a
 
 
+@njit(cache=True, inline="always")
+def _block_cell(cnt, wall, gamma, sparse, j, i):
+    """A cell's count and sparse flag in the 3x3 blocks: a wall cell is full and not sparse."""
+    if wall[j, i]:
+        return gamma, 0
+    return cnt[j, i], int(cnt[j, i] < sparse)
+
+
 @njit(cache=True)
-def _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
+def _rhs_row(j, cnt, wall, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
     ny, nx = cnt.shape
     rows_in = 1 + (j > 0) + (j + 1 < ny)
     for i in range(nx):
-        if cnt[j, i] < EMPTY_COUNT:
+        if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
             rhs[j, i] = 0.0
             rhs_density[j, i] = 0.0
             continue
-        d = (_face_vel(vel_c, cnt, j, i, j, i + 1, 0, nx, ny)
-             - _face_vel(vel_c, cnt, j, i, j, i - 1, 0, nx, ny)
-             + _face_vel(vel_c, cnt, j, i, j + 1, i, 1, nx, ny)
-             - _face_vel(vel_c, cnt, j, i, j - 1, i, 1, nx, ny)) / a0
+        d = (_face_vel(vel_c, cnt, wall, j, i, j, i + 1, 0, nx, ny)
+             - _face_vel(vel_c, cnt, wall, j, i, j, i - 1, 0, nx, ny)
+             + _face_vel(vel_c, cnt, wall, j, i, j + 1, i, 1, nx, ny)
+             - _face_vel(vel_c, cnt, wall, j, i, j - 1, i, 1, nx, ny)) / a0
         # the 3x3 block from three horizontal sums (``sparse``: its cells below SPARSE_RATIO)
         s = hs[j, i]
         sparse = ha[j, i]
@@ -114,7 +124,7 @@ def _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
 
 
 @njit(cache=True)
-def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, hs=None,
+def converged_rhs(cnt, wall, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, hs=None,
                   ha=None):
     """Right-hand sides of the two compact Poisson problems: ``a0^2 div u`` (velocity projection)
     and ``-a0^2 beta (r_s - 1) / h`` (density correction, applied to positions only).
@@ -133,6 +143,8 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, h
     box floated 0.07 high, a 1.1x box never got under). Whether a pool's top row is partly
     filled depends on its depth against the grid: at 100 deep the same box floated 0.03 high.
 
+    ``wall`` (uint8, shaped like ``cnt``) marks the wall cells (:mod:`.pressure_walls`): no
+    flow through their faces, no equation of their own, full in the 3x3 blocks.
     With ``rows`` (:func:`.pressure.active_rows`) only those rows are written; the others must
     be air.
     ``hs`` (float) and ``ha`` (int64), shaped like ``cnt``, are scratch (allocated if omitted).
@@ -145,14 +157,15 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows=None, h
         hs = np.empty((ny, nx))
     if ha is None:
         ha = np.empty((ny, nx), np.int64)
-    _block_sums(max(act.min() - 1, 0), min(act.max() + 2, ny), cnt, hs, ha,
+    _block_sums(max(act.min() - 1, 0), min(act.max() + 2, ny), cnt, wall, gamma, hs, ha,
                 SPARSE_RATIO * gamma)
     for j in act:
-        _rhs_row(j, cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
+        _rhs_row(j, cnt, wall, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
 
 
 @njit(cache=True, parallel=True)
-def converged_rhs_parallel(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows, hs, ha):
+def converged_rhs_parallel(cnt, wall, vel_c, a0, gamma, h, beta, rhs, rhs_density, rows, hs,
+                           ha):
     """:func:`converged_rhs` with rows in parallel; identical results. ``hs`` (float) and ``ha``
     (int64), shaped like ``cnt``, are scratch."""
     ny = cnt.shape[0]
@@ -162,28 +175,33 @@ def converged_rhs_parallel(cnt, vel_c, a0, gamma, h, beta, rhs, rhs_density, row
     j1 = min(rows.max() + 2, ny)
     band = 8
     for t in prange((j1 - j0 + band - 1) // band):
-        _block_sums(j0 + t * band, min(j1, j0 + (t + 1) * band), cnt, hs, ha,
+        _block_sums(j0 + t * band, min(j1, j0 + (t + 1) * band), cnt, wall, gamma, hs, ha,
                     SPARSE_RATIO * gamma)
     for t in prange(len(rows)):
-        _rhs_row(rows[t], cnt, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
+        _rhs_row(rows[t], cnt, wall, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density)
 
 
 # ----------------------------------------------------------------------------- SOR solver
 @njit(cache=True)
-def solver_coefficients(cnt, invk, rows=None):
-    """``invk`` = 1 / (number of in-domain neighbours) for non-empty cells, 0 for air.
+def solver_coefficients(cnt, wall, invk, rows=None):
+    """``invk`` = 1 / (number of in-domain neighbours that are not wall cells) for non-empty
+    cells, 0 for air and wall cells.
 
     With it and a zero border around ``phi`` (:func:`solve_padded`), a sweep needs no branch: an
-    air neighbour holds phi = 0 (Dirichlet) and a wall neighbour is the zero border, left out of
-    the count (Neumann).
+    air neighbour holds phi = 0 (Dirichlet) and the domain's border is the zero border, left
+    out of the count (Neumann); so is a wall cell (``wall``, :mod:`.pressure_walls`), whose phi
+    is held at 0 too.
     """
     ny, nx = cnt.shape
     for j in _all_rows(ny, rows):
-        # int(): without the JIT, numpy adds two bools as a logical or
-        kj = int(j > 0) + int(j + 1 < ny)
         for i in range(nx):
-            k = kj + int(i > 0) + int(i + 1 < nx)
-            invk[j, i] = 1.0 / k if cnt[j, i] >= EMPTY_COUNT and k > 0 else 0.0
+            if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
+                invk[j, i] = 0.0
+                continue
+            # int(): without the JIT, numpy adds two bools as a logical or
+            k = (int(j > 0 and not wall[j - 1, i]) + int(j + 1 < ny and not wall[j + 1, i])
+                 + int(i > 0 and not wall[j, i - 1]) + int(i + 1 < nx and not wall[j, i + 1]))
+            invk[j, i] = 1.0 / k if k > 0 else 0.0
 
 
 @njit(cache=True)
@@ -311,19 +329,26 @@ def solve_padded_pair_parallel(phi_pad, rhs, psi_pad, rhs2, cnt, invk, iters, om
 
 
 @njit(cache=True)
-def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
+def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None, wall=None):
     """Red-black Gauss-Seidel/SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started.
 
-    Neighbours are the in-domain cells (Neumann walls); air cells are phi = 0 (Dirichlet). With
-    ``spans`` only the non-empty span of each row (:func:`.pressure.row_spans`) is swept. A
-    convenience entry point over :func:`solve_padded`, which FluidSystem runs on its padded
-    arrays.
+    Neighbours are the in-domain cells that are not wall cells (``wall``, uint8; Neumann
+    walls); air cells are phi = 0 (Dirichlet), and so are wall cells. With ``spans`` only the
+    non-empty span of each row (:func:`.pressure.row_spans`) is swept. A convenience entry
+    point over :func:`solve_padded`, which FluidSystem runs on its padded arrays.
     """
     ny, nx = cnt.shape
     pad = np.zeros((ny + 2, nx + 2))
     pad[1:-1, 1:-1] = phi
+    w = np.zeros((ny, nx), np.uint8)
+    if wall is not None:
+        w[:, :] = wall
+    for j in range(ny):
+        for i in range(nx):
+            if w[j, i]:
+                pad[j + 1, i + 1] = 0.0
     invk = np.empty((ny, nx))
-    solver_coefficients(cnt, invk)
+    solver_coefficients(cnt, w, invk)
     sp = np.empty((ny, 2), np.int64)
     if spans is None:
         for j in range(ny):
@@ -337,28 +362,28 @@ def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None):
 
 # ----------------------------------------------------------------------------- corrections
 @njit(cache=True)
-def _correction_row(j, phi, cnt, inv, grad):
+def _correction_row(j, phi, cnt, wall, inv, grad):
     ny, nx = phi.shape
     for i in range(nx):
-        if cnt[j, i] < EMPTY_COUNT:
+        if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
             grad[j, i, 0] = 0.0
             grad[j, i, 1] = 0.0
             continue
         p = phi[j, i]
         gx = 0.0
         kx = 0
-        if i + 1 < nx:
+        if i + 1 < nx and not wall[j, i + 1]:
             gx += ((phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0) - p) * inv
             kx += 1
-        if i > 0:
+        if i > 0 and not wall[j, i - 1]:
             gx += (p - (phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0)) * inv
             kx += 1
         gy = 0.0
         ky = 0
-        if j + 1 < ny:
+        if j + 1 < ny and not wall[j + 1, i]:
             gy += ((phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0) - p) * inv
             ky += 1
-        if j > 0:
+        if j > 0 and not wall[j - 1, i]:
             gy += (p - (phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0)) * inv
             ky += 1
         grad[j, i, 0] = gx / kx if kx > 0 else 0.0
@@ -366,20 +391,21 @@ def _correction_row(j, phi, cnt, inv, grad):
 
 
 @njit(cache=True)
-def converged_correction(phi, cnt, a0, grad, rows=None):
-    """Per-cell ``grad`` = mean of the face gradients of ``phi`` (walls excluded, air phi = 0);
-    each particle's new velocity is ``v - grad[cell]``. With ``rows`` only those rows."""
+def converged_correction(phi, cnt, wall, a0, grad, rows=None):
+    """Per-cell ``grad`` = mean of the face gradients of ``phi`` (the domain's border and wall
+    cells excluded, air phi = 0); each particle's new velocity is ``v - grad[cell]``. With
+    ``rows`` only those rows."""
     inv = 1.0 / a0
     for j in _all_rows(phi.shape[0], rows):
-        _correction_row(j, phi, cnt, inv, grad)
+        _correction_row(j, phi, cnt, wall, inv, grad)
 
 
 @njit(cache=True, parallel=True)
-def converged_correction_parallel(phi, cnt, a0, grad, rows):
+def converged_correction_parallel(phi, cnt, wall, a0, grad, rows):
     """:func:`converged_correction` with the ``rows`` in parallel; identical results."""
     inv = 1.0 / a0
     for t in prange(len(rows)):
-        _correction_row(rows[t], phi, cnt, inv, grad)
+        _correction_row(rows[t], phi, cnt, wall, inv, grad)
 
 
 @njit(cache=True)

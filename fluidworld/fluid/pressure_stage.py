@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from . import pressure, pressure_converged, pressure_variable
+from . import pressure, pressure_converged, pressure_variable, pressure_walls
 
 if TYPE_CHECKING:
     from .system import FluidSystem
@@ -45,6 +45,10 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
     (pressure.row_spans_parallel if par else pressure.row_spans)(fs.cell_count, fs._spans)
     rows = fs._rows[: pressure.active_rows(fs._spans, fs._rows_was_active, fs._rows)]
     fs.variable_density = False
+    if p.pressure_solver == "converged" and (fs.wall_cover_count or fs._wall_cell_count):
+        fs._wall_cell_count = pressure_walls.mark_walls(
+            fs.cell_count, fs.solid_fraction, fs.wall_cover, p.gamma, fs.wall_cells,
+            fs._phi_pad, fs._dpot_pad)
     mixed = (pressure_variable.mixed_densities_parallel if par
              else pressure_variable.mixed_densities)
     if p.pressure_solver == "converged" and mixed(fs.mat, fs.count, fs._inv_rho):
@@ -56,9 +60,9 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
                                 fs.cell_pressure, fs._p_tmp, fs.cell_grad, rows)
     else:
         rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-        rhs(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
-            fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
-        pc.solver_coefficients(fs.cell_count, fs._invk, rows)
+        rhs(fs.cell_count, fs.wall_cells, fs.cell_velocity, p.a0, p.gamma, h,
+            p.density_correction, fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
+        pc.solver_coefficients(fs.cell_count, fs.wall_cells, fs._invk, rows)
         grad_of = pc.converged_correction_parallel if par else pc.converged_correction
         shift = p.density_correction > 0.0
         if shift:  # both potentials in the same sweeps (same coefficients, same rows)
@@ -66,14 +70,15 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
             solve2(fs._phi_pad, fs._div, fs._dpot_pad, fs._rhs_density,
                    fs.cell_count, fs._invk, p.pressure_iterations, _SOR_OMEGA,
                    fs._spans, rows)
-            grad_of(fs.cell_density_potential, fs.cell_count, p.a0, fs._grad_density, rows)
+            grad_of(fs.cell_density_potential, fs.cell_count, fs.wall_cells, p.a0,
+                    fs._grad_density, rows)
         else:
             solve = pc.solve_padded_parallel if par else pc.solve_padded
             solve(fs._phi_pad, fs._div, fs.cell_count, fs._invk,
                   p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        grad_of(fs.cell_pressure, fs.cell_count, p.a0, fs.cell_grad, rows)
+        grad_of(fs.cell_pressure, fs.cell_count, fs.wall_cells, p.a0, fs.cell_grad, rows)
         # one flood fill for both fields: neither may move a free body of water as a whole
-        pc.remove_free_drift(fs.cell_count, fs.cell_grad, fs._grad_density, shift,
+        pc.remove_free_drift(fs.cell_count, fs.wall_cells, fs.cell_grad, fs._grad_density, shift,
                              fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen,
                              rows)
         if shift and par:  # the shift and the correction in one pass over the particles
@@ -97,26 +102,26 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64]) -> None:
     pv = pressure_variable
     fs.variable_density = True
     rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-    rhs(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+    rhs(fs.cell_count, fs.wall_cells, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
         fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
     pv.cell_specific_volume(fs.mat, fs.count, fs._cell_of, fs._inv_rho,
                             fs.cell_count, fs.solid_fraction, p.gamma, fs._beta, rows)
-    pv.face_coefficients(fs.cell_count, fs._beta, fs._face_x, fs._face_y, fs._invd,
+    pv.face_coefficients(fs.cell_count, fs.wall_cells, fs._beta, fs._face_x, fs._face_y, fs._invd,
                          rows)
     solve = pv.solve_padded_var_parallel if par else pv.solve_padded_var
     solve(fs._phi_pad, fs._div, fs.cell_count, fs._face_x, fs._face_y, fs._invd,
           p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-    pv.converged_correction_var(fs.cell_pressure, fs.cell_count, p.a0, fs._face_x,
+    pv.converged_correction_var(fs.cell_pressure, fs.cell_count, fs.wall_cells, p.a0, fs._face_x,
                                 fs._face_y, fs._beta, fs.cell_grad, rows)
     shift = p.density_correction > 0.0
     if shift:
-        pc.solver_coefficients(fs.cell_count, fs._invk, rows)
+        pc.solver_coefficients(fs.cell_count, fs.wall_cells, fs._invk, rows)
         solve1 = pc.solve_padded_parallel if par else pc.solve_padded
         solve1(fs._dpot_pad, fs._rhs_density, fs.cell_count, fs._invk,
                p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        pc.converged_correction(fs.cell_density_potential, fs.cell_count, p.a0,
+        pc.converged_correction(fs.cell_density_potential, fs.cell_count, fs.wall_cells, p.a0,
                                 fs._grad_density, rows)
-    pc.remove_free_drift(fs.cell_count, fs.cell_grad, fs._grad_density, shift,
+    pc.remove_free_drift(fs.cell_count, fs.wall_cells, fs.cell_grad, fs._grad_density, shift,
                          fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen, rows)
     if shift:
         shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift

@@ -14,7 +14,8 @@ specific volume ``1 / rho``:
   ``grad``.
 * A face between two non-empty cells has ``beta_f`` = the mean of the two cells' ``beta`` (the
   harmonic mean of the densities); a face towards air has the cell's own ``beta`` (phi = 0 in
-  the air); a wall face has 0 (no flux: Neumann). The 5-point equation of a cell is
+  the air); a wall face (the domain's border, a wall cell of :mod:`.pressure_walls`) has 0
+  (no flux: Neumann). The 5-point equation of a cell is
   ``sum_f beta_f (phi_nb - phi) = a0^2 div u*``, solved by the same warm-started red-black SOR
   as the single-density solver (:mod:`.pressure_converged`).
 * The cell's velocity change is the mean of its faces' velocity changes ``beta_f dphi / a0``
@@ -92,9 +93,12 @@ def cell_specific_volume(mat, n, cell_of, inv_rho, cnt, solid_frac, gamma, beta,
 
 
 @njit(cache=True, inline="always")
-def _face(cnt, beta, ja, ia, jb, ib):
+def _face(cnt, wall, beta, ja, ia, jb, ib):
     """Coefficient of the face between in-domain cells a and b: the mean ``beta`` of two
-    non-empty cells, the non-empty one's towards air, 0 between two air cells."""
+    non-empty cells, the non-empty one's towards air, 0 between two air cells and beside a
+    wall cell."""
+    if wall[ja, ia] or wall[jb, ib]:
+        return 0.0
     fa = cnt[ja, ia] >= EMPTY_COUNT
     fb = cnt[jb, ib] >= EMPTY_COUNT
     if fa and fb:
@@ -107,29 +111,30 @@ def _face(cnt, beta, ja, ia, jb, ib):
 
 
 @njit(cache=True)
-def face_coefficients(cnt, beta, cx, cy, invd, rows):
+def face_coefficients(cnt, wall, beta, cx, cy, invd, rows):
     """Face coefficients of the variable-density operator in the ``rows`` given.
 
     ``cx`` (ny, nx + 1): face between cells (j, i - 1) and (j, i); ``cy`` (ny + 1, nx): face
     between (j - 1, i) and (j, i); wall faces 0. ``invd`` (ny, nx): 1 / the sum of a non-empty
-    cell's four faces, 0 for air (so that a sweep keeps air at phi = 0).
+    cell's four faces, 0 for air and wall cells (so that a sweep keeps them at phi = 0).
     """
     ny, nx = cnt.shape
     for j in rows:
         cx[j, 0] = 0.0
         cx[j, nx] = 0.0
         for i in range(1, nx):
-            cx[j, i] = _face(cnt, beta, j, i - 1, j, i)
+            cx[j, i] = _face(cnt, wall, beta, j, i - 1, j, i)
         for jj in range(j, j + 2):  # the faces below and above the row
             for i in range(nx):
                 if jj == 0 or jj == ny:
                     cy[jj, i] = 0.0
                 else:
-                    cy[jj, i] = _face(cnt, beta, jj - 1, i, jj, i)
+                    cy[jj, i] = _face(cnt, wall, beta, jj - 1, i, jj, i)
     for j in rows:
         for i in range(nx):
             d = cx[j, i] + cx[j, i + 1] + cy[j, i] + cy[j + 1, i]
-            invd[j, i] = 1.0 / d if cnt[j, i] >= EMPTY_COUNT and d > 0.0 else 0.0
+            ok = cnt[j, i] >= EMPTY_COUNT and not wall[j, i]
+            invd[j, i] = 1.0 / d if ok and d > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -182,36 +187,37 @@ def solve_padded_var_parallel(phi_pad, rhs, cnt, cx, cy, invd, iters, omega, spa
 
 
 @njit(cache=True)
-def converged_correction_var(phi, cnt, a0, cx, cy, beta, grad, rows=None):
-    """Per-cell ``grad`` = (mean of the face velocity changes ``beta_f dphi / a0``, walls left
-    out, air phi = 0) / ``beta`` of the cell: the velocity correction of a particle of density 1.
+def converged_correction_var(phi, cnt, wall, a0, cx, cy, beta, grad, rows=None):
+    """Per-cell ``grad`` = (mean of the face velocity changes ``beta_f dphi / a0``, walls -- the
+    border and wall cells -- left out, air phi = 0) / ``beta`` of the cell: the velocity
+    correction of a particle of density 1.
     """
     ny, nx = phi.shape
     inv = 1.0 / a0
     for j in _all_rows(ny, rows):
         for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT:
+            if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
                 grad[j, i, 0] = 0.0
                 grad[j, i, 1] = 0.0
                 continue
             p = phi[j, i]
             gx = 0.0
             kx = 0
-            if i + 1 < nx:
+            if i + 1 < nx and not wall[j, i + 1]:
                 q = phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0
                 gx += cx[j, i + 1] * (q - p) * inv
                 kx += 1
-            if i > 0:
+            if i > 0 and not wall[j, i - 1]:
                 q = phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0
                 gx += cx[j, i] * (p - q) * inv
                 kx += 1
             gy = 0.0
             ky = 0
-            if j + 1 < ny:
+            if j + 1 < ny and not wall[j + 1, i]:
                 q = phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0
                 gy += cy[j + 1, i] * (q - p) * inv
                 ky += 1
-            if j > 0:
+            if j > 0 and not wall[j - 1, i]:
                 q = phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0
                 gy += cy[j, i] * (p - q) * inv
                 ky += 1

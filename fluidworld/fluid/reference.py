@@ -344,40 +344,53 @@ def _inside(shape, dj: int, di: int) -> NDArray[np.bool_]:
     return _shift(np.ones(shape, bool), dj, di, False).astype(bool)
 
 
-def converged_rhs(cnt, vel_c, a0, gamma, h, beta):
+def _walls(wall, shape) -> NDArray[np.bool_]:
+    """The wall cells as booleans (none if ``wall`` is None)."""
+    return np.zeros(shape, bool) if wall is None else np.asarray(wall) != 0
+
+
+def _open(shape, wall, dj: int, di: int) -> NDArray[np.bool_]:
+    """Whether neighbour (j + dj, i + di) of each cell is in the grid and not a wall cell."""
+    return _inside(shape, dj, di) & (_shift(wall, dj, di, True) == 0)
+
+
+def converged_rhs(cnt, vel_c, a0, gamma, h, beta, wall=None):
     """Right-hand sides of the compact Poisson problems. Returns ``(rhs, rhs_density)``.
 
-    Faces: normal velocity 0 on a wall face, the cell's own velocity on a face to an air cell,
-    else the mean of the two cells. ``rhs = a0^2 * (face divergence / a0)``.
-    ``r_s`` = (sum of ``cnt`` over the in-domain 3x3 block) / (cells in that block * gamma);
+    Faces: normal velocity 0 on a wall face (the border, or towards a ``wall`` cell), the
+    cell's own velocity on a face to an air cell, else the mean of the two cells.
+    ``rhs = a0^2 * (face divergence / a0)``. ``r_s`` = (sum of ``cnt`` over the in-domain 3x3
+    block, a wall cell counting ``gamma``) / (cells in that block * gamma);
     ``rhs_density = -a0^2 beta (r_s - 1) / h`` where ``r_s > 1`` or no cell of the 3x3 block is
-    sparse (``cnt < SPARSE_RATIO * gamma``), else 0. Both are 0 in air cells.
+    sparse (``cnt < SPARSE_RATIO * gamma``, wall cells never), else 0. Both are 0 in air and
+    wall cells.
     """
     cnt = np.asarray(cnt, dtype=np.float64)
     vel_c = np.asarray(vel_c, dtype=np.float64)
     shape = cnt.shape
     empty = cnt < EMPTY_COUNT
+    wall = _walls(wall, shape)
 
     def face(dj, di, comp):
         own = vel_c[..., comp]
         nb = _shift(own, dj, di, 0.0)
         nb_air = _shift(empty, dj, di, True)
         v = np.where(nb_air, own, 0.5 * (own + nb))
-        return np.where(_inside(shape, dj, di), v, 0.0)
+        return np.where(_open(shape, wall, dj, di), v, 0.0)
 
     d = (face(0, 1, 0) - face(0, -1, 0) + face(1, 0, 1) - face(-1, 0, 1)) / a0
     total = np.zeros(shape)
     ncells = np.zeros(shape)
-    sparse = cnt < SPARSE_RATIO * gamma
+    sparse = (cnt < SPARSE_RATIO * gamma) & ~wall
     any_sparse = np.zeros(shape, bool)
     for dj in (-1, 0, 1):
         for di in (-1, 0, 1):
-            total += _shift(cnt, dj, di, 0.0)
+            total += _shift(np.where(wall, gamma, cnt), dj, di, 0.0)
             ncells += _inside(shape, dj, di)
             any_sparse |= _shift(sparse, dj, di, False)
     excess = total / (ncells * gamma) - 1.0
-    rhs = np.where(empty, 0.0, a0 * a0 * d)
-    correct = ~empty & ((excess > 0.0) | ~any_sparse)
+    rhs = np.where(empty | wall, 0.0, a0 * a0 * d)
+    correct = ~empty & ~wall & ((excess > 0.0) | ~any_sparse)
     rhs_density = np.where(correct, -a0 * a0 * beta * excess / h, 0.0)
     return rhs, rhs_density
 
@@ -385,15 +398,16 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta):
 _NEIGHBOURS = ((0, 1), (0, -1), (1, 0), (-1, 0))
 
 
-def _neighbour_sum_and_count(phi: F64, empty: NDArray[np.bool_]) -> tuple[F64, F64]:
-    """Per cell: sum of the in-domain neighbours' phi (air counts 0) and their number (walls
-    excluded: Neumann; air included: Dirichlet phi = 0)."""
+def _neighbour_sum_and_count(phi: F64, empty: NDArray[np.bool_],
+                             wall: NDArray[np.bool_]) -> tuple[F64, F64]:
+    """Per cell: sum of the in-domain neighbours' phi (air counts 0) and their number (the
+    border and wall cells excluded: Neumann; air included: Dirichlet phi = 0)."""
     s = np.zeros(phi.shape)
     k = np.zeros(phi.shape)
-    phi_eff = np.where(empty, 0.0, phi)
+    phi_eff = np.where(empty | wall, 0.0, phi)
     for dj, di in _NEIGHBOURS:
         s += _shift(phi_eff, dj, di, 0.0)
-        k += _inside(phi.shape, dj, di)
+        k += _open(phi.shape, wall, dj, di)
     return s, k
 
 
@@ -408,54 +422,63 @@ def row_spans(cnt) -> NDArray[np.int64]:
     return spans
 
 
-def solve_rbgs(phi, rhs, cnt, iters, omega):
+def solve_rbgs(phi, rhs, cnt, iters, omega, wall=None):
     """``iters`` red-black SOR sweeps on ``sum_nb (phi_nb - phi) = rhs``, warm-started from
     ``phi``; returns the new ``phi``.
 
     Each sweep updates the cells with ``(i + j)`` even, then those with ``(i + j)`` odd: a cell of
     one colour has neighbours of the other colour only, so a colour is a Jacobi update of its
     cells: ``phi += omega * ((sum_nb - rhs) / k - phi)``. Air cells are set to 0 when their colour
-    is swept; neighbours beyond a wall do not count (Neumann), air neighbours count as 0.
-    The kernel's optional ``spans`` (:func:`row_spans`) only skips air, so it changes nothing.
+    is swept; neighbours beyond the border do not count (Neumann), air neighbours count as 0.
+    Wall cells (``wall``) are held at 0 and do not count as neighbours (Neumann); a cell whose
+    neighbours all are walls has ``1 / k`` = 0. The kernel's optional ``spans`` (:func:`row_spans`)
+    only skips air, so it changes nothing.
     """
     phi = np.array(phi, dtype=np.float64)
     cnt = np.asarray(cnt, dtype=np.float64)
-    empty = cnt < EMPTY_COUNT
+    wall = _walls(wall, phi.shape)
+    phi[wall] = 0.0
+    empty = (cnt < EMPTY_COUNT) | wall
     jj, ii = np.indices(phi.shape)
     colour = (jj + ii) % 2
     for _ in range(iters):
         for c in (0, 1):
-            s, k = _neighbour_sum_and_count(phi, empty)
-            new = phi + omega * ((s - rhs) / k - phi)
+            s, k = _neighbour_sum_and_count(phi, empty, wall)
+            invk = np.where(k > 0, 1.0 / np.maximum(k, 1), 0.0)
+            new = phi + omega * ((s - rhs) * invk - phi)
             sel = colour == c
             phi[sel & empty] = 0.0
             phi[sel & ~empty] = new[sel & ~empty]
     return phi
 
 
-def poisson_residual(phi, rhs, cnt):
-    """``sum_nb (phi_nb - phi) - rhs`` in every non-air cell (0 in air cells)."""
-    empty = np.asarray(cnt) < EMPTY_COUNT
-    s, k = _neighbour_sum_and_count(np.asarray(phi, dtype=np.float64), empty)
+def poisson_residual(phi, rhs, cnt, wall=None):
+    """``sum_nb (phi_nb - phi) - rhs`` in every non-air cell (0 in air and wall cells)."""
+    wall = _walls(wall, np.shape(cnt))
+    empty = (np.asarray(cnt) < EMPTY_COUNT) | wall
+    s, k = _neighbour_sum_and_count(np.asarray(phi, dtype=np.float64), empty, wall)
     return np.where(empty, 0.0, s - k * phi - rhs)
 
 
-def converged_correction(phi, cnt, a0):
+def converged_correction(phi, cnt, a0, wall=None):
     """Per-cell velocity correction ``grad`` (ny, nx, 2): along each axis, the mean of the face
     gradients ``(phi_nb - phi) / a0`` (forward face) and ``(phi - phi_nb) / a0`` (backward face)
-    that do not lie on a wall; air phi counts 0; 0 in air cells."""
+    that do not lie on a wall (the border, or towards a ``wall`` cell); air phi counts 0; 0 in
+    air and wall cells and along an axis with no such face."""
     phi = np.asarray(phi, dtype=np.float64)
+    shape = phi.shape
+    wall = _walls(wall, shape)
     empty = np.asarray(cnt) < EMPTY_COUNT
     pe = np.where(empty, 0.0, phi)
-    shape = phi.shape
     grad = np.zeros((*shape, 2))
     for comp, (dj, di) in enumerate(((0, 1), (1, 0))):
-        fwd_ok = _inside(shape, dj, di)
-        bwd_ok = _inside(shape, -dj, -di)
+        fwd_ok = _open(shape, wall, dj, di)
+        bwd_ok = _open(shape, wall, -dj, -di)
         fwd = np.where(fwd_ok, (_shift(pe, dj, di, 0.0) - phi) / a0, 0.0)
         bwd = np.where(bwd_ok, (phi - _shift(pe, -dj, -di, 0.0)) / a0, 0.0)
         nfaces = fwd_ok.astype(float) + bwd_ok
-        grad[..., comp] = np.where(empty, 0.0, (fwd + bwd) / nfaces)
+        g = np.where(nfaces > 0, (fwd + bwd) / np.maximum(nfaces, 1), 0.0)
+        grad[..., comp] = np.where(empty | wall, 0.0, g)
     return grad
 
 

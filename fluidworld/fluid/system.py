@@ -198,6 +198,14 @@ class FluidSystem(ParticleStore, SolidStore):
         #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
         self.solid_fraction = np.zeros(shape)
         self.solid_cell_velocity = np.zeros((*shape, 2))
+        #: 1 where a wall (a shape that does not move) covers part of the cell (set by the
+        #: coupling layer); :attr:`wall_cover_count` says how many such cells.
+        self.wall_cover = np.zeros(shape, np.uint8)
+        self.wall_cover_count = 0
+        #: The pressure solve's wall cells: wall cover and no fluid particle (Neumann, as the
+        #: domain's border; see ``pressure_walls.py``).
+        self.wall_cells = np.zeros(shape, np.uint8)
+        self._wall_cell_count = 0
 
         # solids: domain walls (owner -1) then whatever the coupling layer sets
         self._wall_pos = self._make_wall_solids() if p.wall_solids else np.zeros((0, 2))
@@ -245,6 +253,12 @@ class FluidSystem(ParticleStore, SolidStore):
             self.solid_wet = np.zeros(len(self.solid_pos), bool)
         if "rest_fill" not in state:  # saved before a solver could rest at another density
             self.rest_fill = 1.0
+        if "wall_cells" not in state:  # saved before the pressure solve had wall cells
+            shape = self.cell_count.shape
+            self.wall_cover = np.zeros(shape, np.uint8)
+            self.wall_cover_count = 0
+            self.wall_cells = np.zeros(shape, np.uint8)
+            self._wall_cell_count = 0
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
 
