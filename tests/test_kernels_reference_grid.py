@@ -115,6 +115,10 @@ def test_paper_pressure_by_hand():
     close(g2, grad)
 
 
+#: What the pressure stage passes where there are no wall cells.
+NO_WALLS = np.zeros((0, 0), np.uint8)
+
+
 def wall_cells(shape, seed, walls):
     """No wall cells, or about a fifth of the cells (uint8, as ``FluidSystem.wall_cells``)."""
     if not walls:
@@ -138,6 +142,11 @@ def test_converged_rhs(seed, beta, walls):
         rrhs, rrhs_d = ref.converged_rhs(cnt, vel_c, 10.0, 5.0, 0.05, beta, wall)
         close(rhs, rrhs, atol=1e-10)
         close(rhs_d, rrhs_d, atol=1e-10)
+        if not walls:  # no wall cells: the stage passes an empty mask, the same bit for bit
+            rhs2, rhs_d2 = np.full(shape, np.nan), np.full(shape, np.nan)
+            pressure_converged.converged_rhs(cnt, NO_WALLS, vel_c, 10.0, 5.0, 0.05, beta, rhs2,
+                                             rhs_d2)
+            assert np.array_equal(rhs2, rhs) and np.array_equal(rhs_d2, rhs_d)
         biggest = max(biggest, np.abs(rrhs).max())
         corrected += int((rrhs_d != 0).sum())
     assert biggest > 1.0
@@ -211,6 +220,17 @@ def test_pair_solver_gives_each_field_its_own_solve(seed):
         assert np.array_equal(a, alone[0]) and np.array_equal(b, alone[1])
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_solver_coefficients_without_wall_cells(seed):
+    """An empty mask (no wall cells) and an all-zero one give the same coefficients."""
+    _, _, cnt = rbgs_inputs(seed, 9, 11)
+    a, b = np.full(cnt.shape, np.nan), np.full(cnt.shape, np.nan)
+    pressure_converged.solver_coefficients(cnt, NO_WALLS, a)
+    pressure_converged.solver_coefficients(cnt, np.zeros(cnt.shape, np.uint8), b)
+    assert np.array_equal(a, b)
+    assert np.all(a[cnt < 0.5] == 0.0) and np.all(a[cnt >= 0.5] > 0.0)
+
+
 def test_row_spans_edge_rows():
     cnt = np.array([[0.0, 0.0, 0.0, 0.0],      # all air
                     [0.0, 5.0, 0.2, 0.0],      # one cell
@@ -249,6 +269,10 @@ def test_converged_correction(seed, walls):
         grad = np.full((*shape, 2), np.nan)
         pressure_converged.converged_correction(phi, cnt, wall, 10.0, grad)
         close(grad, ref.converged_correction(phi, cnt, 10.0, wall))
+        if not walls:
+            grad2 = np.full((*shape, 2), np.nan)
+            pressure_converged.converged_correction(phi, cnt, NO_WALLS, 10.0, grad2)
+            assert np.array_equal(grad2, grad)
 
 
 def test_converged_correction_linear_phi():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pressure import EMPTY_COUNT, _all_rows
+from .pressure import EMPTY_COUNT, _all_rows, is_wall
 
 __all__ = ["remove_free_drift", "free_regions"]
 
@@ -73,11 +73,11 @@ def free_regions(cnt, wall, act):
         row0 = nr
         i = 0
         while i < nx:
-            if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
+            if cnt[j, i] < EMPTY_COUNT or is_wall(wall, j, i):
                 i += 1
                 continue
             a = i
-            while i < nx and cnt[j, i] >= EMPTY_COUNT and not wall[j, i]:
+            while i < nx and cnt[j, i] >= EMPTY_COUNT and not is_wall(wall, j, i):
                 i += 1
             run_j[nr] = j
             run_a[nr] = a
@@ -109,10 +109,10 @@ def _beside_wall(wall, j, a, b):
     """Whether a wall cell lies beside the run ``[a, b)`` of row ``j``: at either end, or above
     or below one of its cells."""
     ny, nx = wall.shape
-    if (a > 0 and wall[j, a - 1]) or (b < nx and wall[j, b]):
+    if (a > 0 and is_wall(wall, j, a - 1)) or (b < nx and is_wall(wall, j, b)):
         return True
     for i in range(a, b):
-        if (j > 0 and wall[j - 1, i]) or (j + 1 < ny and wall[j + 1, i]):
+        if (j > 0 and is_wall(wall, j - 1, i)) or (j + 1 < ny and is_wall(wall, j + 1, i)):
             return True
     return False
 
@@ -167,7 +167,7 @@ def _flood(order, seen, cnt, wall, nx, ny):
             if jj < 0 or jj >= ny or ii < 0 or ii >= nx:
                 continue
             cc = jj * nx + ii
-            if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT and not wall[jj, ii]:
+            if not seen[cc] and cnt[jj, ii] >= EMPTY_COUNT and not is_wall(wall, jj, ii):
                 seen[cc] = True
                 order[tail] = cc
                 tail += 1

@@ -40,6 +40,13 @@ __all__ = [
 EMPTY_COUNT = 0.5  # a cell with less than this many particle-equivalents is air
 
 
+@njit(cache=True, inline="always")
+def is_wall(wall, j, i):
+    """Whether cell (j, i) is a wall cell (``wall``: the converged solvers' wall cells, uint8,
+    :mod:`.pressure_walls`; an empty array when there are none, which the loops then skip)."""
+    return wall.shape[0] > 0 and wall[j, i] != 0
+
+
 @njit(cache=True)
 def _all_rows(ny, rows):
     """``rows`` (the active rows, :func:`active_rows`), or every row if it is ``None``."""

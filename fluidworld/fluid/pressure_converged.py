@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from .free_drift import remove_free_drift
-from .pressure import EMPTY_COUNT, _all_rows, _correct_range
+from .pressure import EMPTY_COUNT, _all_rows, _correct_range, is_wall
 
 __all__ = [
     "converged_rhs",
@@ -50,13 +50,36 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- right-hand sides
 @njit(cache=True)
-def _face_vel(vel_c, cnt, wall, j, i, jn, in_, comp, nx, ny):
+def _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny):
     """Normal velocity on the face between cell (j, i) and neighbour (jn, in_)."""
-    if jn < 0 or jn >= ny or in_ < 0 or in_ >= nx or wall[jn, in_]:
-        return 0.0  # the domain's border or a wall cell: no flow through it
+    if jn < 0 or jn >= ny or in_ < 0 or in_ >= nx:
+        return 0.0  # the domain's border: no flow through it
     if cnt[jn, in_] < EMPTY_COUNT:
         return vel_c[j, i, comp]  # air: free outflow, no divergence made up at the surface
     return 0.5 * (vel_c[j, i, comp] + vel_c[jn, in_, comp])
+
+
+@njit(cache=True)
+def _face_vel_walls(vel_c, cnt, wall, j, i, jn, in_, comp, nx, ny):
+    """:func:`_face_vel` where there are wall cells: no flow towards one either."""
+    if 0 <= jn < ny and 0 <= in_ < nx and wall[jn, in_]:
+        return 0.0
+    return _face_vel(vel_c, cnt, j, i, jn, in_, comp, nx, ny)
+
+
+@njit(cache=True, inline="always")
+def _divergence(vel_c, cnt, wall, walls, j, i, a0, nx, ny):
+    """The face divergence of cell (j, i) (a separate loop body where there are wall cells:
+    with none, the checks cost the right-hand side half its time again)."""
+    if walls:
+        return (_face_vel_walls(vel_c, cnt, wall, j, i, j, i + 1, 0, nx, ny)
+                - _face_vel_walls(vel_c, cnt, wall, j, i, j, i - 1, 0, nx, ny)
+                + _face_vel_walls(vel_c, cnt, wall, j, i, j + 1, i, 1, nx, ny)
+                - _face_vel_walls(vel_c, cnt, wall, j, i, j - 1, i, 1, nx, ny)) / a0
+    return (_face_vel(vel_c, cnt, j, i, j, i + 1, 0, nx, ny)
+            - _face_vel(vel_c, cnt, j, i, j, i - 1, 0, nx, ny)
+            + _face_vel(vel_c, cnt, j, i, j + 1, i, 1, nx, ny)
+            - _face_vel(vel_c, cnt, j, i, j - 1, i, 1, nx, ny)) / a0
 
 
 #: A cell below this share of the rest density is surface for the density correction: a block
@@ -69,17 +92,31 @@ def _block_sums(j0, j1, cnt, wall, gamma, hs, ha, sparse):
     """3-wide horizontal sums of the counts (``hs``) and of the sparse flags (``cnt < sparse``,
     ``ha``), rows j0..j1; a wall cell counts as full (``gamma``), not sparse."""
     nx = cnt.shape[1]
-    for j in range(j0, j1):
+    if wall.shape[0] > 0:
+        for j in range(j0, j1):
+            for i in range(nx):
+                s, a = _block_cell(cnt, wall, gamma, sparse, j, i)
+                if i > 0:
+                    s2, a2 = _block_cell(cnt, wall, gamma, sparse, j, i - 1)
+                    s += s2
+                    a += a2
+                if i + 1 < nx:
+                    s2, a2 = _block_cell(cnt, wall, gamma, sparse, j, i + 1)
+                    s += s2
+                    a += a2
+                hs[j, i] = s
+                ha[j, i] = a
+        return
+    for j in range(j0, j1):  # no wall cells
         for i in range(nx):
-            s, a = _block_cell(cnt, wall, gamma, sparse, j, i)
+            s = cnt[j, i]
+            a = cnt[j, i] < sparse
             if i > 0:
-                s2, a2 = _block_cell(cnt, wall, gamma, sparse, j, i - 1)
-                s += s2
-                a += a2
+                s += cnt[j, i - 1]
+                a += cnt[j, i - 1] < sparse
             if i + 1 < nx:
-                s2, a2 = _block_cell(cnt, wall, gamma, sparse, j, i + 1)
-                s += s2
-                a += a2
+                s += cnt[j, i + 1]
+                a += cnt[j, i + 1] < sparse
             hs[j, i] = s
             ha[j, i] = a
 
@@ -87,7 +124,7 @@ def _block_sums(j0, j1, cnt, wall, gamma, hs, ha, sparse):
 @njit(cache=True, inline="always")
 def _block_cell(cnt, wall, gamma, sparse, j, i):
     """A cell's count and sparse flag in the 3x3 blocks: a wall cell is full and not sparse."""
-    if wall[j, i]:
+    if is_wall(wall, j, i):
         return gamma, 0
     return cnt[j, i], int(cnt[j, i] < sparse)
 
@@ -96,15 +133,13 @@ def _block_cell(cnt, wall, gamma, sparse, j, i):
 def _rhs_row(j, cnt, wall, vel_c, a0, gamma, h, beta, hs, ha, rhs, rhs_density):
     ny, nx = cnt.shape
     rows_in = 1 + (j > 0) + (j + 1 < ny)
+    walls = wall.shape[0] > 0
     for i in range(nx):
-        if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
+        if cnt[j, i] < EMPTY_COUNT or (walls and wall[j, i]):
             rhs[j, i] = 0.0
             rhs_density[j, i] = 0.0
             continue
-        d = (_face_vel(vel_c, cnt, wall, j, i, j, i + 1, 0, nx, ny)
-             - _face_vel(vel_c, cnt, wall, j, i, j, i - 1, 0, nx, ny)
-             + _face_vel(vel_c, cnt, wall, j, i, j + 1, i, 1, nx, ny)
-             - _face_vel(vel_c, cnt, wall, j, i, j - 1, i, 1, nx, ny)) / a0
+        d = _divergence(vel_c, cnt, wall, walls, j, i, a0, nx, ny)
         # the 3x3 block from three horizontal sums (``sparse``: its cells below SPARSE_RATIO)
         s = hs[j, i]
         sparse = ha[j, i]
@@ -193,15 +228,20 @@ def solver_coefficients(cnt, wall, invk, rows=None):
     is held at 0 too.
     """
     ny, nx = cnt.shape
+    walls = wall.shape[0] > 0
     for j in _all_rows(ny, rows):
+        # int(): without the JIT, numpy adds two bools as a logical or
+        kj = int(j > 0) + int(j + 1 < ny)
         for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
-                invk[j, i] = 0.0
-                continue
-            # int(): without the JIT, numpy adds two bools as a logical or
-            k = (int(j > 0 and not wall[j - 1, i]) + int(j + 1 < ny and not wall[j + 1, i])
-                 + int(i > 0 and not wall[j, i - 1]) + int(i + 1 < nx and not wall[j, i + 1]))
-            invk[j, i] = 1.0 / k if k > 0 else 0.0
+            k = kj + int(i > 0) + int(i + 1 < nx)
+            if walls:  # no walls: the branch-free loop of before
+                k -= (int(is_wall(wall, j - 1, i)) if j > 0 else 0)
+                k -= (int(is_wall(wall, j + 1, i)) if j + 1 < ny else 0)
+                k -= (int(is_wall(wall, j, i - 1)) if i > 0 else 0)
+                k -= (int(is_wall(wall, j, i + 1)) if i + 1 < nx else 0)
+                if wall[j, i]:
+                    k = 0
+            invk[j, i] = 1.0 / k if cnt[j, i] >= EMPTY_COUNT and k > 0 else 0.0
 
 
 @njit(cache=True)
@@ -364,26 +404,27 @@ def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None, wall=None):
 @njit(cache=True)
 def _correction_row(j, phi, cnt, wall, inv, grad):
     ny, nx = phi.shape
+    walls = wall.shape[0] > 0  # once: with none, the loop is the one without walls
     for i in range(nx):
-        if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
+        if cnt[j, i] < EMPTY_COUNT or (walls and wall[j, i] != 0):
             grad[j, i, 0] = 0.0
             grad[j, i, 1] = 0.0
             continue
         p = phi[j, i]
         gx = 0.0
         kx = 0
-        if i + 1 < nx and not wall[j, i + 1]:
+        if i + 1 < nx and not (walls and wall[j, i + 1] != 0):
             gx += ((phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0) - p) * inv
             kx += 1
-        if i > 0 and not wall[j, i - 1]:
+        if i > 0 and not (walls and wall[j, i - 1] != 0):
             gx += (p - (phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0)) * inv
             kx += 1
         gy = 0.0
         ky = 0
-        if j + 1 < ny and not wall[j + 1, i]:
+        if j + 1 < ny and not (walls and wall[j + 1, i] != 0):
             gy += ((phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0) - p) * inv
             ky += 1
-        if j > 0 and not wall[j - 1, i]:
+        if j > 0 and not (walls and wall[j - 1, i] != 0):
             gy += (p - (phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0)) * inv
             ky += 1
         grad[j, i, 0] = gx / kx if kx > 0 else 0.0

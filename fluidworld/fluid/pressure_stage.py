@@ -25,6 +25,8 @@ __all__ = ["solve_pressure"]
 
 #: Over-relaxation factor of the red-black SOR sweeps (converged and variable-density solvers).
 _SOR_OMEGA = 1.6
+#: The wall cells the kernels get where there are none: an empty mask, which their loops skip.
+_NO_WALLS = np.zeros((0, 0), np.uint8)
 
 
 def solve_pressure(fs: FluidSystem, h: float) -> None:
@@ -49,10 +51,11 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
         fs._wall_cell_count = pressure_walls.mark_walls(
             fs.cell_count, fs.solid_fraction, fs.wall_cover, p.gamma, fs.wall_cells,
             fs._phi_pad, fs._dpot_pad)
+    walls = fs.wall_cells if fs._wall_cell_count else _NO_WALLS
     mixed = (pressure_variable.mixed_densities_parallel if par
              else pressure_variable.mixed_densities)
     if p.pressure_solver == "converged" and mixed(fs.mat, fs.count, fs._inv_rho):
-        _solve_variable(fs, h, rows)
+        _solve_variable(fs, h, rows, walls)
         return
     if p.pressure_solver == "paper":
         pressure.paper_pressure(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h,
@@ -60,9 +63,9 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
                                 fs.cell_pressure, fs._p_tmp, fs.cell_grad, rows)
     else:
         rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-        rhs(fs.cell_count, fs.wall_cells, fs.cell_velocity, p.a0, p.gamma, h,
+        rhs(fs.cell_count, walls, fs.cell_velocity, p.a0, p.gamma, h,
             p.density_correction, fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
-        pc.solver_coefficients(fs.cell_count, fs.wall_cells, fs._invk, rows)
+        pc.solver_coefficients(fs.cell_count, walls, fs._invk, rows)
         grad_of = pc.converged_correction_parallel if par else pc.converged_correction
         shift = p.density_correction > 0.0
         if shift:  # both potentials in the same sweeps (same coefficients, same rows)
@@ -70,15 +73,15 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
             solve2(fs._phi_pad, fs._div, fs._dpot_pad, fs._rhs_density,
                    fs.cell_count, fs._invk, p.pressure_iterations, _SOR_OMEGA,
                    fs._spans, rows)
-            grad_of(fs.cell_density_potential, fs.cell_count, fs.wall_cells, p.a0,
+            grad_of(fs.cell_density_potential, fs.cell_count, walls, p.a0,
                     fs._grad_density, rows)
         else:
             solve = pc.solve_padded_parallel if par else pc.solve_padded
             solve(fs._phi_pad, fs._div, fs.cell_count, fs._invk,
                   p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        grad_of(fs.cell_pressure, fs.cell_count, fs.wall_cells, p.a0, fs.cell_grad, rows)
+        grad_of(fs.cell_pressure, fs.cell_count, walls, p.a0, fs.cell_grad, rows)
         # one flood fill for both fields: neither may move a free body of water as a whole
-        pc.remove_free_drift(fs.cell_count, fs.wall_cells, fs.cell_grad, fs._grad_density, shift,
+        pc.remove_free_drift(fs.cell_count, walls, fs.cell_grad, fs._grad_density, shift,
                              fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen,
                              rows)
         if shift and par:  # the shift and the correction in one pass over the particles
@@ -92,7 +95,8 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
     correct(fs.vel, fs.count, fs._cell_of, fs.cell_grad, fs.nx)
 
 
-def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64]) -> None:
+def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64],
+                    walls: NDArray[np.uint8]) -> None:
     """The converged solver when the fluid holds materials of different densities: the
     pressure per unit mass on a variable-coefficient operator (``pressure_variable.py``),
     the density correction volumetric as in the single-density path."""
@@ -102,26 +106,26 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64]) -> None:
     pv = pressure_variable
     fs.variable_density = True
     rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-    rhs(fs.cell_count, fs.wall_cells, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+    rhs(fs.cell_count, walls, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
         fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
     pv.cell_specific_volume(fs.mat, fs.count, fs._cell_of, fs._inv_rho,
                             fs.cell_count, fs.solid_fraction, p.gamma, fs._beta, rows)
-    pv.face_coefficients(fs.cell_count, fs.wall_cells, fs._beta, fs._face_x, fs._face_y, fs._invd,
+    pv.face_coefficients(fs.cell_count, walls, fs._beta, fs._face_x, fs._face_y, fs._invd,
                          rows)
     solve = pv.solve_padded_var_parallel if par else pv.solve_padded_var
     solve(fs._phi_pad, fs._div, fs.cell_count, fs._face_x, fs._face_y, fs._invd,
           p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-    pv.converged_correction_var(fs.cell_pressure, fs.cell_count, fs.wall_cells, p.a0, fs._face_x,
+    pv.converged_correction_var(fs.cell_pressure, fs.cell_count, walls, p.a0, fs._face_x,
                                 fs._face_y, fs._beta, fs.cell_grad, rows)
     shift = p.density_correction > 0.0
     if shift:
-        pc.solver_coefficients(fs.cell_count, fs.wall_cells, fs._invk, rows)
+        pc.solver_coefficients(fs.cell_count, walls, fs._invk, rows)
         solve1 = pc.solve_padded_parallel if par else pc.solve_padded
         solve1(fs._dpot_pad, fs._rhs_density, fs.cell_count, fs._invk,
                p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        pc.converged_correction(fs.cell_density_potential, fs.cell_count, fs.wall_cells, p.a0,
+        pc.converged_correction(fs.cell_density_potential, fs.cell_count, walls, p.a0,
                                 fs._grad_density, rows)
-    pc.remove_free_drift(fs.cell_count, fs.wall_cells, fs.cell_grad, fs._grad_density, shift,
+    pc.remove_free_drift(fs.cell_count, walls, fs.cell_grad, fs._grad_density, shift,
                          fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen, rows)
     if shift:
         shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift

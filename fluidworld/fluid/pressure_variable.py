@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .pressure import EMPTY_COUNT, _all_rows
+from .pressure import EMPTY_COUNT, _all_rows, is_wall
 from .pressure_converged import _rows_around, _zero_air
 from .scan import any_other
 
@@ -97,7 +97,7 @@ def _face(cnt, wall, beta, ja, ia, jb, ib):
     """Coefficient of the face between in-domain cells a and b: the mean ``beta`` of two
     non-empty cells, the non-empty one's towards air, 0 between two air cells and beside a
     wall cell."""
-    if wall[ja, ia] or wall[jb, ib]:
+    if is_wall(wall, ja, ia) or is_wall(wall, jb, ib):
         return 0.0
     fa = cnt[ja, ia] >= EMPTY_COUNT
     fb = cnt[jb, ib] >= EMPTY_COUNT
@@ -133,7 +133,7 @@ def face_coefficients(cnt, wall, beta, cx, cy, invd, rows):
     for j in rows:
         for i in range(nx):
             d = cx[j, i] + cx[j, i + 1] + cy[j, i] + cy[j + 1, i]
-            ok = cnt[j, i] >= EMPTY_COUNT and not wall[j, i]
+            ok = cnt[j, i] >= EMPTY_COUNT and not is_wall(wall, j, i)
             invd[j, i] = 1.0 / d if ok and d > 0.0 else 0.0
 
 
@@ -196,28 +196,28 @@ def converged_correction_var(phi, cnt, wall, a0, cx, cy, beta, grad, rows=None):
     inv = 1.0 / a0
     for j in _all_rows(ny, rows):
         for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT or wall[j, i]:
+            if cnt[j, i] < EMPTY_COUNT or is_wall(wall, j, i):
                 grad[j, i, 0] = 0.0
                 grad[j, i, 1] = 0.0
                 continue
             p = phi[j, i]
             gx = 0.0
             kx = 0
-            if i + 1 < nx and not wall[j, i + 1]:
+            if i + 1 < nx and not is_wall(wall, j, i + 1):
                 q = phi[j, i + 1] if cnt[j, i + 1] >= EMPTY_COUNT else 0.0
                 gx += cx[j, i + 1] * (q - p) * inv
                 kx += 1
-            if i > 0 and not wall[j, i - 1]:
+            if i > 0 and not is_wall(wall, j, i - 1):
                 q = phi[j, i - 1] if cnt[j, i - 1] >= EMPTY_COUNT else 0.0
                 gx += cx[j, i] * (p - q) * inv
                 kx += 1
             gy = 0.0
             ky = 0
-            if j + 1 < ny and not wall[j + 1, i]:
+            if j + 1 < ny and not is_wall(wall, j + 1, i):
                 q = phi[j + 1, i] if cnt[j + 1, i] >= EMPTY_COUNT else 0.0
                 gy += cy[j + 1, i] * (q - p) * inv
                 ky += 1
-            if j > 0 and not wall[j - 1, i]:
+            if j > 0 and not is_wall(wall, j - 1, i):
                 q = phi[j - 1, i] if cnt[j - 1, i] >= EMPTY_COUNT else 0.0
                 gy += cy[j, i] * (p - q) * inv
                 ky += 1
