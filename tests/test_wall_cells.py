@@ -26,6 +26,13 @@ def test_a_box_floats_at_its_density_in_a_tank_standing_in_the_air(floor: str) -
     assert abs(fraction - 0.5) <= 0.05
 
 
+def test_a_thin_divider_between_two_pools_passes_no_pressure() -> None:
+    """A lock at rest (pools 150 and 50 deep either side of a thin segment): the high pool
+    sloshed at 5.4 % of ``sqrt(g d)`` while the divider's cells passed its pressure on to the
+    low pool; now it rests (0.72-0.91 %, seeds 0-1, over 5-10 s)."""
+    assert walls.lock_rest_speed(0, 6.0) < 0.015
+
+
 def test_a_tank_in_the_air_has_wall_cells_under_its_water_and_none_in_it() -> None:
     """The floor's cells without water are wall cells; no cell that holds water is one."""
     w, _ = walls.raised_tank(0, "1")

@@ -11,7 +11,8 @@ water with a heavy ball inside; a 45-degree ramp meeting a floor with ~1,600 par
 against the joint; the same walls at radius 0; a heavy box sunk onto a thin floor and a light
 ball held under a thin ceiling (particles inside a dynamic body count as across); polygons
 and segments meeting at joints (a tank, a ramp). The rest depth of water in tanks standing in
-the air, and a box floating in them (:func:`tank_depth`). Then the
+the air, and a box floating in them (:func:`tank_depth`); a lock at rest
+(:func:`lock_rest_speed`). Then the
 fluid area of a dam break after settling against before (:func:`volume_drift`).
 """
 
@@ -31,7 +32,8 @@ from ..scenes import fluid_area
 from ..world import BodyHandle, World
 from . import Row
 
-__all__ = ["Scene", "SCENES", "crossings", "raised_tank", "tank_depth", "volume_drift", "rows"]
+__all__ = ["Scene", "SCENES", "crossings", "raised_tank", "tank_depth", "lock_rest_speed",
+           "volume_drift", "rows"]
 
 Positions = NDArray[np.float64]
 
@@ -253,6 +255,25 @@ def tank_depth(seed: int, floor: str, box: float | None = None,
     return depth, (body.submerged_area / body.area if body else math.nan)
 
 
+def lock_rest_speed(seed: int, seconds: float = 10.0) -> float:
+    """A lock: a thin divider (a segment of radius 1) from the floor to above the water, a pool
+    150 deep on its left and 50 deep on its right, both at rest. Returns the high pool's mean
+    particle speed over the second half of ``seconds`` over ``sqrt(g 150)`` (0 at rest; a
+    divider that passes pressure from one pool to the other keeps it sloshing)."""
+    w = _world(400.0, 300.0, seed)
+    w.add_static_segment((200.0, 0.0), (200.0, 250.0), radius=1.0)
+    w.add_fluid_rect(0.0, 0.0, 199.0, 150.0)
+    w.add_fluid_rect(201.0, 0.0, 400.0, 50.0)
+    steps = int(round(seconds * 60.0))
+    speeds = []
+    for i in range(steps):
+        w.step()
+        if i >= steps // 2:
+            left = w.fluid.positions[:, 0] < 200.0
+            speeds.append(float(np.linalg.norm(w.fluid.velocities[left], axis=1).mean()))
+    return float(np.mean(speeds)) / math.sqrt(math.hypot(*w.fluid.params.gravity) * 150.0)
+
+
 def _tank_rows(quick: bool) -> list[Row]:
     """Rest depth in tanks standing in the air, and a box of 0.5 floating in two of them."""
     seeds = range(1) if quick else range(2)
@@ -270,6 +291,9 @@ def _tank_rows(quick: bool) -> list[Row]:
         worst = max(f, key=lambda v: abs(v - 0.5))
         out.append(Row("walls", f"box 0.5 in a tank on {name}, air below: submerged fraction",
                        worst, "0.5 +- 0.05", abs(worst - 0.5) <= 0.05))
+    r = max(lock_rest_speed(s, seconds) for s in seeds)
+    out.append(Row("walls", "lock, pools 150 and 50 deep either side of a thin divider: high "
+                            "pool's mean speed / sqrt(g d)", r, "< 0.01", r < 0.01))
     return out
 
 
