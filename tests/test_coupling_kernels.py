@@ -387,18 +387,23 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
                       c.spacing_interior, c._in_area, kick[0], kick[1], b["in_vel"], b["cover"])
     K.rasterise_cover(b["in_pos"], b["in_vel"], b["cover"], len(c._in_local), c.a0, b["frac"],
                       b["cvel"])
-    assert n_walls == K.rasterise_walls(b["in_pos"], c._in_owner, len(c._in_local), c.dynamic,
-                                        c.state, c.a0, b["walls"])
+    walls = K.rasterise_walls(b["in_pos"], c._in_owner, len(c._in_local), c.dynamic, c.state,
+                              c.a0, b["walls"])
     K.pose_points(c._shape_vlocal, c._shape_vowner, c.state, b["verts"], b["vvel"])
+    walls += K.rasterise_wall_surfaces(
+        (c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, c._shape_thick,
+         c._shape_body, b["box"], c._shape_active, c._shape_wall, c._shape_vlocal,
+         c._shape_vowner, b["vvel"]), c.dynamic, c.state, c.a0, b["walls"])
+    assert n_walls == walls
     K.shape_bounds(c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, margin,
                    b["box"])
     b["J"][:], b["tau"][:], b["sub"][:] = 0.0, 0.0, 0.0
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert a["frac"].sum() > 0 and np.abs(a["out_vel"]).sum() > 0
-    # the wall's cells, and only its: one or two rows of the 26-27 columns from x 20 to 280
+    # the wall's cells, and only its: one to three rows of the 26-27 columns from x 20 to 280
     rows, cols = np.nonzero(a["walls"])
-    assert n_walls == len(rows) and 26 <= n_walls <= 56
+    assert n_walls == len(rows) and 26 <= n_walls <= 3 * 28
     assert set(rows) <= {14, 15, 16} and cols.min() >= 1 and cols.max() <= 28
 
 

@@ -26,6 +26,35 @@ def test_a_box_floats_at_its_density_in_a_tank_standing_in_the_air(floor: str) -
     assert abs(fraction - 0.5) <= 0.05
 
 
+def test_a_box_dropped_onto_a_thin_floor_on_a_cell_edge_comes_back_up() -> None:
+    """A segment of radius 0.5 on a cell edge has its interior samples in the cell above it
+    only: the cells under it were air, and a box of 0.7 dropped into the pool stayed on the
+    floor (1.00 submerged). Its surface marks them now (0.67-0.69)."""
+    assert abs(walls.dropped_box(0, 0.7, 6.0) - 0.7) <= 0.05
+
+
+def test_wall_surfaces_mark_both_sides_of_a_thin_segment_and_the_inside_of_a_slab() -> None:
+    """``rasterise_wall_surfaces``: a thin segment on a cell edge marks the cells on both sides
+    of it; a polygon slab whose top lies on a cell edge marks its own cells, not the cells
+    above it; a dynamic body marks nothing."""
+    from fluidworld import World
+    from fluidworld.coupling import kernels as K
+
+    w = World(200.0, 100.0)
+    w.add_static_segment((20.0, 40.0), (180.0, 40.0), radius=0.5)
+    w.add_static_poly([(20.0, 0.0), (180.0, 0.0), (180.0, 20.0), (20.0, 20.0)])
+    w.add_box((100.0, 70.0), (30.0, 10.0), density=0.5)
+    w.step()
+    c = w.coupler
+    cover = np.zeros_like(w.fluid.wall_cover)
+    n = K.rasterise_wall_surfaces(c._shapes, c.dynamic, c.state, c.a0, cover)
+    assert n == int(cover.sum())
+    assert cover[3, 2:18].all() and cover[4, 2:18].all()  # both sides of y = 40
+    assert cover[0:2, 2:18].all() and not cover[2, 5:15].any()  # the slab, not above it
+    assert not cover[5:, :].any()  # the box (dynamic) marks nothing
+    assert np.array_equal(cover | w.fluid.wall_cover, w.fluid.wall_cover)
+
+
 def test_a_thin_divider_between_two_pools_passes_no_pressure() -> None:
     """A lock at rest (pools 150 and 50 deep either side of a thin segment): the high pool
     sloshed at 5.4 % of ``sqrt(g d)`` while the divider's cells passed its pressure on to the

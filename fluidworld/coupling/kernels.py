@@ -64,6 +64,7 @@ from .per_body import (
     drag_parallel,
     submerged_buoyancy_parallel,
 )
+from .shapetests import _edge_normal
 from .surface import (
     DRY_LEVEL,
     body_rows_range,
@@ -86,6 +87,7 @@ __all__ = [
     "pose_points",
     "rasterise_cover",
     "rasterise_walls",
+    "rasterise_wall_surfaces",
     "sum_point_impulses",
     "shape_bounds",
     "contain_particles",
@@ -256,6 +258,81 @@ def rasterise_walls(pos, owner, n, dynamic, state, a0, cover):
     return count
 
 
+@njit(cache=True, inline="always")
+def _mark(x, y, inv, cover):
+    """Mark the cell of ``(x, y)`` in ``cover``; returns 1 if it was not marked yet."""
+    ny, nx = cover.shape
+    i = int(math.floor(x * inv))
+    j = int(math.floor(y * inv))
+    if 0 <= i < nx and 0 <= j < ny and cover[j, i] == 0:
+        cover[j, i] = 1
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def _mark_line(ax, ay, bx, by, nx_, ny_, offsets, a0, cover):
+    """Mark the cells along the line a -> b moved by each of ``offsets`` along ``n`` (steps of a
+    quarter cell); returns how many were new."""
+    inv = 1.0 / a0
+    steps = int(math.ceil(math.hypot(bx - ax, by - ay) / (0.25 * a0))) + 1
+    count = 0
+    for k in range(steps + 1):
+        t = k / steps
+        x = ax + t * (bx - ax)
+        y = ay + t * (by - ay)
+        for o in offsets:
+            count += _mark(x + o * nx_, y + o * ny_, inv, cover)
+    return count
+
+
+@njit(cache=True)
+def rasterise_wall_surfaces(shapes, dynamic, state, a0, cover):
+    """Add to ``cover`` (:func:`rasterise_walls`) the cells just inside the surface of every
+    wall shape, which its interior samples can miss: a segment thinner than a cell, or one on a
+    cell's edge, has samples on its centre line in the cell above and none in the cell below
+    it (that cell was then air under a floor). A capsule marks both sides of its core line
+    (``max(r - d, d)`` off it, ``d`` = 2 % of a cell), a polygon the inside of each edge (``r -
+    d`` out along its normal; ``-d`` for a sharp one), a circle its centre and four points
+    ``max(r - d, d)`` out. Returns how many cells were new."""
+    (kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner,
+     vvel) = shapes
+    d = 0.02 * a0
+    count = 0
+    for q in range(kind.shape[0]):
+        b = shape_body[q]
+        if dynamic[b] or state[b, 4] != 0.0 or state[b, 5] != 0.0 or state[b, 6] != 0.0:
+            continue
+        v0 = vstart[q]
+        r = radius[q]
+        o = max(r - d, d)
+        if kind[q] == 0:
+            cx = verts[v0, 0]
+            cy = verts[v0, 1]
+            count += _mark_line(cx - o, cy, cx + o, cy, 0.0, 0.0, (0.0,), a0, cover)
+            count += _mark_line(cx, cy - o, cx, cy + o, 0.0, 0.0, (0.0,), a0, cover)
+            continue
+        k = vstart[q + 1] - v0
+        if kind[q] == 1:
+            ax = verts[v0, 0]
+            ay = verts[v0, 1]
+            ex = verts[v0 + 1, 0] - ax
+            ey = verts[v0 + 1, 1] - ay
+            ln = math.hypot(ex, ey)
+            nx_ = -ey / ln if ln > 1e-12 else 0.0
+            ny_ = ex / ln if ln > 1e-12 else 1.0
+            count += _mark_line(ax, ay, ax + ex, ay + ey, nx_, ny_, (-o, 0.0, o), a0, cover)
+            continue
+        for e in range(k):
+            ax, ay, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+            if not ok:
+                continue
+            bx = verts[v0 + (e + 1) % k, 0]
+            by = verts[v0 + (e + 1) % k, 1]
+            count += _mark_line(ax, ay, bx, by, nx_, ny_, (r - d,), a0, cover)
+    return count
+
+
 @njit(cache=True)
 def submerged_cover(pos, owner, n, dynamic, levels, spacing, area, kick_x, kick_y, vel,
                     out_area):
@@ -390,9 +467,10 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     2. :func:`submerged_cover` on the levels of the last exchange (``kick_levels`` receives
        them, or NaN where ``use_levels`` is false: without gravity the whole body counts) and
        :func:`rasterise_cover`: the solid cover of the pressure cells; :func:`rasterise_walls`:
-       the cells that walls cover (returned: how many);
+       the cells that walls' samples fall in;
     3. :func:`pose_points` and :func:`shape_bounds`: the containment geometry, boxes grown by
-       ``margin``;
+       ``margin``; :func:`rasterise_wall_surfaces` on it (the cells walls cover, returned: how
+       many);
     4. the impulse accumulators ``out_j``, ``out_tau`` and ``submerged`` zeroed.
     """
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
@@ -413,6 +491,7 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     rasterise_cover(in_pos, in_vel, cover_area, in_pos.shape[0], a0, frac, cover_vel)
     walls = rasterise_walls(in_pos, in_owner, in_pos.shape[0], dynamic, state, a0, wall_cover)
     pose_points(shape_vlocal, shape_vowner, state, shape_verts, shape_vvel)
+    walls += rasterise_wall_surfaces(shapes, dynamic, state, a0, wall_cover)
     shape_bounds(shape_kind, shape_vstart, shape_verts, shape_radius, margin, shape_box)
     out_j[:] = 0.0
     out_tau[:] = 0.0
