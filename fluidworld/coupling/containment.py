@@ -250,24 +250,12 @@ def _blocked(px, py, bx, by, shapes, eps, margin, hi_x, hi_y, own, skip):
     """Whether the move p -> b passes a wall, ends inside one or inside another body's shape
     (``others``: the ``active`` shapes, those of body ``own`` left out), or leaves
     ``[eps, hi]``; shape ``skip`` (the one the particle leaves) is not looked at."""
-    kind, vstart, verts, radius, thick, shape_body, box, others, wall, vlocal, vowner, vvel = (
-        shapes)
     if bx < eps or by < eps or bx > hi_x or by > hi_y:
         return True
     w, _, _, _ = _first_wall(px, py, bx, by, shapes, margin, skip)
     if w >= 0:
         return True
-    for q in range(kind.shape[0]):
-        if q == skip or not (wall[q] or (others[q] and shape_body[q] != own)):
-            continue
-        if not (box[q, 0] + margin <= bx <= box[q, 2] - margin
-                and box[q, 1] + margin <= by <= box[q, 3] - margin):
-            continue
-        hit, _, _, _, _ = _push_out(bx, by, bx, by, kind[q], vstart[q], vstart[q + 1], verts,
-                                    radius[q], eps)
-        if hit:
-            return True
-    return False
+    return _inside_any(bx, by, shapes, eps, margin, hi_x, hi_y, own, skip)
 
 
 @njit(cache=True)
@@ -331,14 +319,16 @@ _UNION_STEPS = 400
 
 
 @njit(cache=True)
-def _inside_any(x, y, shapes, eps, margin, hi_x, hi_y):
-    """Whether ``(x, y)`` lies outside ``[eps, hi]`` or inside a wall or a moving shape."""
+def _inside_any(x, y, shapes, eps, margin, hi_x, hi_y, own=-1, skip=-1):
+    """Whether ``(x, y)`` lies outside ``[eps, hi]`` or inside a wall or a shape of another
+    body (the ``active`` shapes, those of body ``own`` left out); shape ``skip`` is not looked
+    at."""
     kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
         shapes)
     if x < eps or y < eps or x > hi_x or y > hi_y:
         return True
     for q in range(kind.shape[0]):
-        if not (wall[q] or active[q]):
+        if q == skip or not (wall[q] or (active[q] and shape_body[q] != own)):
             continue
         if not (box[q, 0] + margin <= x <= box[q, 2] - margin
                 and box[q, 1] + margin <= y <= box[q, 3] - margin):
