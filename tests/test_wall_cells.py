@@ -75,3 +75,15 @@ def test_a_tank_in_the_air_has_wall_cells_under_its_water_and_none_in_it() -> No
     particles = f.cell_count - f.solid_fraction * f.params.gamma
     assert not (f.wall_cells.astype(bool) & (particles >= 0.5)).any()
     assert np.count_nonzero(f.wall_cells) <= np.count_nonzero(f.wall_cover)
+
+
+def test_removing_a_wall_removes_its_wall_cells() -> None:
+    w, _ = walls.raised_tank(0, "poly")
+    for _ in range(3):
+        w.step()
+    f = w.fluid
+    assert f.wall_cover.any() and f.wall_cells.any()
+    for handle in [e for e in w.entities if getattr(e, "kind", "") == "wall"]:
+        w.remove(handle)
+    w.step()
+    assert f.wall_cover_count == 0 and not f.wall_cover.any() and not f.wall_cells.any()
