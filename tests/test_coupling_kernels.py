@@ -394,6 +394,10 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
         (c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, c._shape_thick,
          c._shape_body, b["box"], c._shape_active, c._shape_wall, c._shape_vlocal,
          c._shape_vowner, b["vvel"]), c.dynamic, c.state, c.a0, b["walls"])
+    K.rasterise_wall_faces(
+        (c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, c._shape_thick,
+         c._shape_body, b["box"], c._shape_active, c._shape_wall, c._shape_vlocal,
+         c._shape_vowner, b["vvel"]), c.dynamic, c.state, c.a0, b["walls"])
     assert n_walls == walls
     K.shape_bounds(c._shape_kind, c._shape_vstart, b["verts"], c._shape_radius, margin,
                    b["box"])
@@ -401,10 +405,13 @@ def test_sync_driver_runs_the_stage_kernels_in_order(gravity: bool) -> None:
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert a["frac"].sum() > 0 and np.abs(a["out_vel"]).sum() > 0
-    # the wall's cells, and only its: one to three rows of the 26-27 columns from x 20 to 280
-    rows, cols = np.nonzero(a["walls"])
+    # the wall's cells (bit 0), and only its: one to three rows of the 26-27 columns from x 20
+    # to 280; the faces it stands across (bits 1 and 2) in and next to them
+    rows, cols = np.nonzero(a["walls"] & 1)
     assert n_walls == len(rows) and 26 <= n_walls <= 3 * 28
     assert set(rows) <= {14, 15, 16} and cols.min() >= 1 and cols.max() <= 28
+    up_rows, up_cols = np.nonzero(a["walls"] & 4)
+    assert set(up_rows) <= {13, 14, 15, 16} and len(up_cols) >= 26
 
 
 def test_the_simulation_uses_only_pymunks_public_api() -> None:

@@ -64,7 +64,7 @@ from .per_body import (
     drag_parallel,
     submerged_buoyancy_parallel,
 )
-from .shapetests import _edge_normal
+from .shapetests import _edge_normal, _segment_meets
 from .surface import (
     DRY_LEVEL,
     body_rows_range,
@@ -88,6 +88,7 @@ __all__ = [
     "rasterise_cover",
     "rasterise_walls",
     "rasterise_wall_surfaces",
+    "rasterise_wall_faces",
     "sum_point_impulses",
     "shape_bounds",
     "contain_particles",
@@ -252,8 +253,8 @@ def rasterise_walls(pos, owner, n, dynamic, state, a0, cover):
             continue
         i = int(math.floor(pos[k, 0] * inv))
         j = int(math.floor(pos[k, 1] * inv))
-        if 0 <= i < nx and 0 <= j < ny and cover[j, i] == 0:
-            cover[j, i] = 1
+        if 0 <= i < nx and 0 <= j < ny and not cover[j, i] & 1:
+            cover[j, i] |= 1
             count += 1
     return count
 
@@ -264,8 +265,8 @@ def _mark(x, y, inv, cover):
     ny, nx = cover.shape
     i = int(math.floor(x * inv))
     j = int(math.floor(y * inv))
-    if 0 <= i < nx and 0 <= j < ny and cover[j, i] == 0:
-        cover[j, i] = 1
+    if 0 <= i < nx and 0 <= j < ny and not cover[j, i] & 1:
+        cover[j, i] |= 1
         return 1
     return 0
 
@@ -331,6 +332,56 @@ def rasterise_wall_surfaces(shapes, dynamic, state, a0, cover):
             by = verts[v0 + (e + 1) % k, 1]
             count += _mark_line(ax, ay, bx, by, nx_, ny_, (r - d,), a0, cover)
     return count
+
+
+@njit(cache=True)
+def rasterise_wall_faces(shapes, dynamic, state, a0, cover):
+    """Add to ``cover`` the faces between neighbouring pressure cells that a wall stands
+    across (the segment between the two cells' centres meets the wall): bit 1 (value 2) of
+    cell ``(j, i)`` for its face to ``(j, i + 1)``, bit 2 (value 4) for its face to ``(j + 1,
+    i)``. A wall thinner than a cell inside a cell that also holds water (a thin floor across
+    a cell's middle) leaves that cell fluid and the cell beyond it empty, and nothing else
+    said that the two are apart: the empty cell was a free surface under the water (a tank
+    on such a floor rested 80-85 deep for a fill of 100). :func:`fluidworld.fluid.pressure_walls
+    .mark_walls` makes an empty cell a wall cell where it touches fluid only across walls.
+
+    Only faces between a marked cell (bit 0, run :func:`rasterise_walls` and
+    :func:`rasterise_wall_surfaces` first) and an unmarked one are tested: a wall across a
+    face lies in one of its two cells, and where both are marked an empty one is a wall cell
+    anyway (this keeps the deep inside of a large polygon out of the loop)."""
+    (kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner,
+     vvel) = shapes
+    ny, nx = cover.shape
+    inv = 1.0 / a0
+    for q in range(kind.shape[0]):
+        b = shape_body[q]
+        if dynamic[b] or state[b, 4] != 0.0 or state[b, 5] != 0.0 or state[b, 6] != 0.0:
+            continue
+        v0 = vstart[q]
+        v1 = vstart[q + 1]
+        r = radius[q]
+        x0 = y0 = 1e300
+        x1 = y1 = -1e300
+        for v in range(v0, v1):
+            x0 = min(x0, verts[v, 0])
+            y0 = min(y0, verts[v, 1])
+            x1 = max(x1, verts[v, 0])
+            y1 = max(y1, verts[v, 1])
+        i0 = max(int(math.floor((x0 - r) * inv)) - 1, 0)
+        j0 = max(int(math.floor((y0 - r) * inv)) - 1, 0)
+        i1 = min(int(math.floor((x1 + r) * inv)) + 1, nx - 1)
+        j1 = min(int(math.floor((y1 + r) * inv)) + 1, ny - 1)
+        for j in range(j0, j1 + 1):
+            cy = (j + 0.5) * a0
+            for i in range(i0, i1 + 1):
+                cx = (i + 0.5) * a0
+                own = cover[j, i] & 1
+                if i + 1 < nx and own != cover[j, i + 1] & 1 and not cover[j, i] & 2 and (
+                        _segment_meets(cx, cy, cx + a0, cy, kind[q], v0, v1, verts, r)):
+                    cover[j, i] |= 2
+                if j + 1 < ny and own != cover[j + 1, i] & 1 and not cover[j, i] & 4 and (
+                        _segment_meets(cx, cy, cx, cy + a0, kind[q], v0, v1, verts, r)):
+                    cover[j, i] |= 4
 
 
 @njit(cache=True)
@@ -492,6 +543,8 @@ def sync_geometry(bodies, outline, interior, shapes, cells, params):
     walls = rasterise_walls(in_pos, in_owner, in_pos.shape[0], dynamic, state, a0, wall_cover)
     pose_points(shape_vlocal, shape_vowner, state, shape_verts, shape_vvel)
     walls += rasterise_wall_surfaces(shapes, dynamic, state, a0, wall_cover)
+    if walls:
+        rasterise_wall_faces(shapes, dynamic, state, a0, wall_cover)
     shape_bounds(shape_kind, shape_vstart, shape_verts, shape_radius, margin, shape_box)
     out_j[:] = 0.0
     out_tau[:] = 0.0

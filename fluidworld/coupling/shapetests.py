@@ -332,3 +332,52 @@ def _wall_crossing(ax, ay, px, py, kind, v0, v1, verts, r):
     if t_in < 0.0 or t_in > t_out:
         return False, 2.0, 0.0, 0.0
     return True, t_in, inx, iny
+
+
+@njit(cache=True, inline="always")
+def _cross(ax, ay, bx, by, cx, cy):
+    """``(b - a) x (c - a)``: its sign says on which side of the line a -> b ``c`` lies."""
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+
+
+@njit(cache=True)
+def _segment_gap(ax, ay, bx, by, cx, cy, dx, dy):
+    """Distance between the segments a-b and c-d (0 where they cross)."""
+    d1 = _cross(cx, cy, dx, dy, ax, ay)
+    d2 = _cross(cx, cy, dx, dy, bx, by)
+    d3 = _cross(ax, ay, bx, by, cx, cy)
+    d4 = _cross(ax, ay, bx, by, dx, dy)
+    if d1 * d2 < 0.0 and d3 * d4 < 0.0:
+        return 0.0
+    best = 1e300
+    for px, py, sx, sy, ex, ey in ((ax, ay, cx, cy, dx, dy), (bx, by, cx, cy, dx, dy),
+                                   (cx, cy, ax, ay, bx, by), (dx, dy, ax, ay, bx, by)):
+        qx, qy = _closest_on_segment(px, py, sx, sy, ex, ey)
+        best = min(best, math.hypot(px - qx, py - qy))
+    return best
+
+
+@njit(cache=True)
+def _segment_meets(ax, ay, bx, by, kind, v0, v1, verts, r):
+    """Whether the segment a-b meets the shape (its core grown by ``r``): touches it or passes
+    through it, or an end lies inside it."""
+    if kind == 0:
+        qx, qy = _closest_on_segment(verts[v0, 0], verts[v0, 1], ax, ay, bx, by)
+        return math.hypot(verts[v0, 0] - qx, verts[v0, 1] - qy) <= r
+    if kind == 1:
+        return _segment_gap(ax, ay, bx, by, verts[v0, 0], verts[v0, 1], verts[v0 + 1, 0],
+                            verts[v0 + 1, 1]) <= r
+    k = v1 - v0
+    inside = True
+    for e in range(k):
+        ex0, ey0, nx_, ny_, ok = _edge_normal(verts, v0, k, e)
+        if ok and nx_ * (ax - ex0) + ny_ * (ay - ey0) > 0.0:
+            inside = False
+    if inside:
+        return True
+    for e in range(k):
+        f = v0 + (e + 1) % k
+        if _segment_gap(ax, ay, bx, by, verts[v0 + e, 0], verts[v0 + e, 1], verts[f, 0],
+                        verts[f, 1]) <= r:
+            return True
+    return False
