@@ -40,6 +40,7 @@ from . import kernels as K
 from . import per_body as PB
 from .body_io import BodyIO
 from .buoyancy import outline_normals, surface_quadrature
+from .cut_cells import relabel
 from .sampling import (
     CAPSULE,
     CIRCLE,
@@ -447,6 +448,8 @@ class Coupler(BodyIO):
                   self._margin)
         f.wall_cover_count = K.sync_geometry(self._bodies, self._outline_group(), self._interior,
                                              self._shapes, self._cells_group(), params)
+        if f.wall_cover_count:  # the pieces of the cells walls cut, when the walls change
+            relabel(self, f)
 
     def adds_buoyancy(self) -> bool:
         """Whether the exchange adds buoyancy of its own: ``params.buoyancy`` is on and the
@@ -461,9 +464,8 @@ class Coupler(BodyIO):
         return len(self.bodies) >= PARALLEL_BODIES and numba.get_num_threads() > 1
 
     def _box_margin(self, h: float) -> float:
-        """How far the shapes' boxes are grown: as far as a particle can have moved since the
-        ``bin`` stage (twice the largest speed seen in the last exchange times ``h``, plus a
-        cell)."""
+        """How far the shapes' boxes are grown: as far as a particle can have moved since
+        ``bin`` (twice the largest speed seen in the last exchange times ``h``, plus a cell)."""
         return 2.0 * self._vmax * h + self.a0
 
     def _pose_geometry(self, h: float) -> None:
@@ -479,15 +481,14 @@ class Coupler(BodyIO):
         """Containment against the bodies' current poses, impulses applied at once.
 
         The World calls it at the end of a step: pymunk moved the bodies after the last
-        containment, and a fast body can have swept over particles. Returns how many moved.
-        """
+        containment, and a fast body can have swept over particles. Returns how many moved."""
         self.read_bodies(full=False)
         if not len(self.bodies):
             return 0
-        self._pose_geometry(self.fluid.params.h if h is None else h)
-        self.impulse[:] = 0.0
-        self.angular_impulse[:] = 0.0
-        moved = self.contain(self.fluid.params.h if h is None else h)
+        h = self.fluid.params.h if h is None else h
+        self._pose_geometry(h)
+        self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
+        moved = self.contain(h)
         if moved:  # else every impulse is zero
             self._apply(self.impulse, self.angular_impulse)
         return moved

@@ -44,11 +44,11 @@ kernel (``fluidworld.coupling.*``)            reference
 ============================================  ===========================================
 
 Not covered: ``containment.contain_particles`` (rounds of tests against every shape, whose order is
-part of their semantics), ``surface.cap_columns`` and ``kernels.limit_speeds`` (a few lines each;
-tested by hand), all in ``tests/test_coupling_kernels.py`` and ``test_coupling_physics.py``; the
-drivers ``exchange_impulses`` and ``sync_geometry`` (tested there against these kernels in order),
-``body_rows_range`` (an index range into the bin stage's order), ``surface_quadrature`` and
-``outline_normals`` (numpy already)."""
+part of their semantics), ``surface.cap_columns``, ``kernels.limit_speeds`` (a few lines each),
+``kernels.rasterise_wall*`` and ``cut_cells``, tested by hand in ``tests/test_coupling_kernels.py``,
+``test_coupling_physics.py`` and ``test_wall_cells.py``; the drivers ``exchange_impulses`` and
+``sync_geometry`` (tested there against these kernels in order), ``body_rows_range`` (an index
+range into the bin stage's order), ``surface_quadrature`` and ``outline_normals`` (numpy)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,6 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
     ``pressure_converged.py``)."""
     p = fs.params
     par = fs.parallel_pressure
-    pc = pressure_converged
     deposit = pressure.deposit_cells_parallel if par else pressure.deposit_cells
     deposit(fs.pos, fs.vel, fs.count, p.a0, fs.nx, fs.ny, p.gamma,
             fs.solid_fraction, fs.solid_cell_velocity, fs.cell_count, fs.cell_velocity,
@@ -52,37 +51,56 @@ def solve_pressure(fs: FluidSystem, h: float) -> None:
             fs.cell_count, fs.solid_fraction, fs.wall_cover, p.gamma, fs.wall_cells,
             fs._phi_pad, fs._dpot_pad)
     walls = fs.wall_cells if fs._wall_cell_count else _NO_WALLS
+    cut = 0
+    cells = (fs.cell_count, fs.solid_fraction, fs.cell_velocity)
+    if p.pressure_solver == "converged" and fs.wall_cover_count:
+        # the air behind the walls that cut cells counts as cover, for the solve only
+        cut = pressure_walls.cut_cover(fs.pos, fs.count, p.a0, fs.wall_cover, fs.wall_parts,
+                                       p.gamma, cells, fs._cut_seen, fs._cut_touched,
+                                       fs._cut_saved)
+    _solve(fs, h, rows, walls)
+    if cut:
+        pressure_walls.restore_cut_cover(cells, fs._cut_saved, cut)
+
+
+def _solve(fs: FluidSystem, h: float, rows: NDArray[np.int64],
+           walls: NDArray[np.uint8]) -> None:
+    """The solve and the correction on the deposited cells."""
+    p = fs.params
+    par = fs.parallel_pressure
+    pc = pressure_converged
     mixed = (pressure_variable.mixed_densities_parallel if par
              else pressure_variable.mixed_densities)
     if p.pressure_solver == "converged" and mixed(fs.mat, fs.count, fs._inv_rho):
         _solve_variable(fs, h, rows, walls)
         return
+    cnt, solid, cvel = fs.cell_count, fs.solid_fraction, fs.cell_velocity
     if p.pressure_solver == "paper":
-        pressure.paper_pressure(fs.cell_count, fs.cell_velocity, p.a0, p.gamma, h,
+        pressure.paper_pressure(cnt, cvel, p.a0, p.gamma, h,
                                 p.pressure_iterations, p.pressure_clamp, fs._div,
                                 fs.cell_pressure, fs._p_tmp, fs.cell_grad, rows)
     else:
         rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-        rhs(fs.cell_count, walls, fs.cell_velocity, p.a0, p.gamma, h,
+        rhs(cnt, walls, cvel, p.a0, p.gamma, h,
             p.density_correction, fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
-        pc.solver_coefficients(fs.cell_count, walls, fs._invk, rows)
+        pc.solver_coefficients(cnt, walls, fs._invk, rows)
         grad_of = pc.converged_correction_parallel if par else pc.converged_correction
         shift = p.density_correction > 0.0
         if shift:  # both potentials in the same sweeps (same coefficients, same rows)
             solve2 = pc.solve_padded_pair_parallel if par else pc.solve_padded_pair
             solve2(fs._phi_pad, fs._div, fs._dpot_pad, fs._rhs_density,
-                   fs.cell_count, fs._invk, p.pressure_iterations, _SOR_OMEGA,
+                   cnt, fs._invk, p.pressure_iterations, _SOR_OMEGA,
                    fs._spans, rows)
-            grad_of(fs.cell_density_potential, fs.cell_count, walls, p.a0,
+            grad_of(fs.cell_density_potential, cnt, walls, p.a0,
                     fs._grad_density, rows)
         else:
             solve = pc.solve_padded_parallel if par else pc.solve_padded
-            solve(fs._phi_pad, fs._div, fs.cell_count, fs._invk,
+            solve(fs._phi_pad, fs._div, cnt, fs._invk,
                   p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        grad_of(fs.cell_pressure, fs.cell_count, walls, p.a0, fs.cell_grad, rows)
+        grad_of(fs.cell_pressure, cnt, walls, p.a0, fs.cell_grad, rows)
         # one flood fill for both fields: neither may move a free body of water as a whole
-        pc.remove_free_drift(fs.cell_count, walls, fs.cell_grad, fs._grad_density, shift,
-                             fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen,
+        pc.remove_free_drift(cnt, walls, fs.cell_grad, fs._grad_density, shift,
+                             solid, p.gamma, fs._flood, fs._flood_seen,
                              rows)
         if shift and par:  # the shift and the correction in one pass over the particles
             pc.apply_shift_and_correction_parallel((fs.pos, fs.vel, fs.count), fs._cell_of,
@@ -100,33 +118,34 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64],
     """The converged solver when the fluid holds materials of different densities: the
     pressure per unit mass on a variable-coefficient operator (``pressure_variable.py``),
     the density correction volumetric as in the single-density path."""
+    cnt, solid, cvel = fs.cell_count, fs.solid_fraction, fs.cell_velocity
     p = fs.params
     par = fs.parallel_pressure
     pc = pressure_converged
     pv = pressure_variable
     fs.variable_density = True
     rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
-    rhs(fs.cell_count, walls, fs.cell_velocity, p.a0, p.gamma, h, p.density_correction,
+    rhs(cnt, walls, cvel, p.a0, p.gamma, h, p.density_correction,
         fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
     pv.cell_specific_volume(fs.mat, fs.count, fs._cell_of, fs._inv_rho,
-                            fs.cell_count, fs.solid_fraction, p.gamma, fs._beta, rows)
-    pv.face_coefficients(fs.cell_count, walls, fs._beta, fs._face_x, fs._face_y, fs._invd,
+                            cnt, solid, p.gamma, fs._beta, rows)
+    pv.face_coefficients(cnt, walls, fs._beta, fs._face_x, fs._face_y, fs._invd,
                          rows)
     solve = pv.solve_padded_var_parallel if par else pv.solve_padded_var
-    solve(fs._phi_pad, fs._div, fs.cell_count, fs._face_x, fs._face_y, fs._invd,
+    solve(fs._phi_pad, fs._div, cnt, fs._face_x, fs._face_y, fs._invd,
           p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-    pv.converged_correction_var(fs.cell_pressure, fs.cell_count, walls, p.a0, fs._face_x,
+    pv.converged_correction_var(fs.cell_pressure, cnt, walls, p.a0, fs._face_x,
                                 fs._face_y, fs._beta, fs.cell_grad, rows)
     shift = p.density_correction > 0.0
     if shift:
-        pc.solver_coefficients(fs.cell_count, walls, fs._invk, rows)
+        pc.solver_coefficients(cnt, walls, fs._invk, rows)
         solve1 = pc.solve_padded_parallel if par else pc.solve_padded
-        solve1(fs._dpot_pad, fs._rhs_density, fs.cell_count, fs._invk,
+        solve1(fs._dpot_pad, fs._rhs_density, cnt, fs._invk,
                p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        pc.converged_correction(fs.cell_density_potential, fs.cell_count, walls, p.a0,
+        pc.converged_correction(fs.cell_density_potential, cnt, walls, p.a0,
                                 fs._grad_density, rows)
-    pc.remove_free_drift(fs.cell_count, walls, fs.cell_grad, fs._grad_density, shift,
-                         fs.solid_fraction, p.gamma, fs._flood, fs._flood_seen, rows)
+    pc.remove_free_drift(cnt, walls, fs.cell_grad, fs._grad_density, shift,
+                         solid, p.gamma, fs._flood, fs._flood_seen, rows)
     if shift:
         shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
         shift_by(fs.pos, fs.count, fs._cell_of, fs._grad_density, fs.nx, h)

@@ -20,11 +20,12 @@ cells beyond it empty and uncovered (the air under a thin floor).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .pressure import EMPTY_COUNT
 
-__all__ = ["mark_walls"]
+__all__ = ["mark_walls", "cut_cover", "restore_cut_cover", "SUB"]
 
 
 @njit(cache=True, inline="always")
@@ -80,3 +81,84 @@ def mark_walls(cnt, solid_frac, cover, gamma, wall, phi_pad, psi_pad):
                 psi_pad[j + 1, i + 1] = 0.0
                 count += 1
     return count
+
+
+#: Sub-points per cell side of ``FluidSystem.wall_parts`` (``fluidworld.coupling.cut_cells``).
+SUB = 4
+
+
+@njit(cache=True)
+def cut_cover(pos, n, a0, cover, labels, gamma, cells, seen, touched, saved):
+    """Count the pieces of the cells that walls cut and that hold no particle as wall cover,
+    in place; :func:`restore_cut_cover` puts the cells back after the solve.
+
+    ``labels`` (ny, nx, ``SUB * SUB``) are the coupler's sub-point labels of the cells with wall
+    cover (``cover`` bit 0; -1 inside a wall, else the piece:
+    :func:`fluidworld.coupling.cut_cells.label_cut_cells`). A piece holds water where a particle
+    lies in one of its sub-points; in a cell that holds some, the other pieces (not the wall's
+    own inside, which its interior samples already cover) are air behind a wall, and count as
+    cover at rest: ``cells = (cnt, solid, vel)`` (the deposit's count, solid cover and mean
+    velocity) get that share added (``gamma`` per full cell) and the mean velocity diluted by
+    it. ``seen`` (uint16, shaped like ``cnt``, all 0 between calls) and ``touched`` (ny * nx
+    int64) are scratch; ``saved`` (ny * nx, 5) keeps the changed cells' index and values.
+    Returns how many cells it changed."""
+    cnt, solid, vel = cells
+    ny, nx = cnt.shape
+    inv = 1.0 / a0
+    nt = 0
+    for p in range(n):
+        u = pos[p, 0] * inv
+        v = pos[p, 1] * inv
+        i = min(max(int(u), 0), nx - 1)
+        j = min(max(int(v), 0), ny - 1)
+        if not cover[j, i] & 1:
+            continue
+        a = min(max(int((u - i) * SUB), 0), SUB - 1)
+        b = min(max(int((v - j) * SUB), 0), SUB - 1)
+        lab = labels[j, i, b * SUB + a]
+        if lab >= 0:
+            if seen[j, i] == 0:
+                touched[nt] = j * nx + i
+                nt += 1
+            seen[j, i] |= np.uint16(1 << lab)
+    count = 0
+    for t in range(nt):
+        j = touched[t] // nx
+        i = touched[t] % nx
+        behind = 0
+        for k in range(SUB * SUB):
+            lab = labels[j, i, k]
+            if lab >= 0 and not seen[j, i] & (1 << lab):
+                behind += 1
+        seen[j, i] = 0
+        if behind == 0:
+            continue
+        add = behind / (SUB * SUB)
+        saved[count, 0] = touched[t]
+        saved[count, 1] = cnt[j, i]
+        saved[count, 2] = solid[j, i]
+        saved[count, 3] = vel[j, i, 0]
+        saved[count, 4] = vel[j, i, 1]
+        c = cnt[j, i] + add * gamma
+        keep = cnt[j, i] / c
+        cnt[j, i] = c
+        solid[j, i] += add
+        vel[j, i, 0] *= keep
+        vel[j, i, 1] *= keep
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def restore_cut_cover(cells, saved, count):
+    """Put back the ``count`` cells that :func:`cut_cover` changed (``saved``)."""
+    cnt, solid, vel = cells
+    nx = cnt.shape[1]
+    for t in range(count):
+        c = int(saved[t, 0])
+        j = c // nx
+        i = c % nx
+        cnt[j, i] = saved[t, 1]
+        solid[j, i] = saved[t, 2]
+        vel[j, i, 0] = saved[t, 3]
+        vel[j, i, 1] = saved[t, 4]

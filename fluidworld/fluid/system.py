@@ -37,6 +37,7 @@ from . import (
     collision,
     neighbour_lists,
     pressure_stage,
+    pressure_walls,
     repulsion,
     viscosity,
 )
@@ -206,6 +207,7 @@ class FluidSystem(ParticleStore, SolidStore):
         #: domain's border; see ``pressure_walls.py``).
         self.wall_cells = np.zeros(shape, np.uint8)
         self._wall_cell_count = 0
+        self._init_cut_cells()
 
         # solids: domain walls (owner -1) then whatever the coupling layer sets
         self._wall_pos = self._make_wall_solids() if p.wall_solids else np.zeros((0, 2))
@@ -259,8 +261,19 @@ class FluidSystem(ParticleStore, SolidStore):
             self.wall_cover_count = 0
             self.wall_cells = np.zeros(shape, np.uint8)
             self._wall_cell_count = 0
+        if "wall_parts" not in state:  # saved before the cells that walls cut
+            self._init_cut_cells()
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
+
+    def _init_cut_cells(self) -> None:
+        """The sub-point labels of the cells walls cut (set by the coupling layer, see
+        ``coupling/cut_cells.py``) and the pressure stage's counts with their air as cover."""
+        shape = self.cell_count.shape
+        self.wall_parts = np.zeros((*shape, pressure_walls.SUB ** 2), np.int8)
+        self._cut_seen = np.zeros(shape, np.uint16)
+        self._cut_touched = np.zeros(shape[0] * shape[1], np.int64)
+        self._cut_saved = np.zeros((shape[0] * shape[1], 5))
 
     # ------------------------------------------------------------------ storage
     def _grow_scratch(self, cap: int) -> None:
