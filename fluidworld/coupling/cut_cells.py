@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..fluid.free_drift import _root
 from .shapetests import _segment_meets
 
 __all__ = ["SUB", "wall_signature", "label_cut_cells", "relabel"]
@@ -50,14 +51,6 @@ def wall_signature(shapes, dynamic, state):
         for v in range(vstart[q], vstart[q + 1]):
             s += (v + 1.0) * (verts[v, 0] * 1.618 + verts[v, 1] * 2.718)
     return s
-
-
-@njit(cache=True)
-def _find(parent, a):
-    while parent[a] != a:
-        parent[a] = parent[parent[a]]
-        a = parent[a]
-    return a
 
 
 @njit(cache=True)
@@ -136,7 +129,7 @@ def label_cut_cells(shapes, dynamic, state, a0, cover, inside, blocked, labels):
                 if inside[j, i] & (1 << k):
                     labels[j, i, k] = -1
                     continue
-                root = _find(parent, k)
+                root = _root(parent, k)
                 labels[j, i, k] = root
                 if root == k:
                     pieces += 1
@@ -147,8 +140,8 @@ def label_cut_cells(shapes, dynamic, state, a0, cover, inside, blocked, labels):
 
 @njit(cache=True, inline="always")
 def _union(parent, a, b):
-    ra = _find(parent, a)
-    rb = _find(parent, b)
+    ra = _root(parent, a)
+    rb = _root(parent, b)
     if ra < rb:
         parent[rb] = ra
     elif rb < ra:
