@@ -15,7 +15,9 @@ gradients, full in the density correction's 3x3 blocks; a body of water that tou
 held by it (:mod:`.free_drift`). A cell with both wall cover and fluid stays fluid, as before.
 An empty cell that touches fluid only across faces that walls stand across is a wall cell
 too: a wall thinner than a cell that runs through the middle of its water's cells leaves the
-cells beyond it empty and uncovered (the air under a thin floor).
+cells beyond it empty and uncovered (the air under a thin floor). And in a cell that a wall
+cuts, the pieces behind the wall from the cell's water count as wall cover while the stage
+solves (:func:`cut_cover`, :func:`restore_cut_cover`).
 """
 
 from __future__ import annotations

@@ -199,8 +199,9 @@ class FluidSystem(ParticleStore, SolidStore):
         #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
         self.solid_fraction = np.zeros(shape)
         self.solid_cell_velocity = np.zeros((*shape, 2))
-        #: 1 where a wall (a shape that does not move) covers part of the cell (set by the
-        #: coupling layer); :attr:`wall_cover_count` says how many such cells.
+        #: Bit 0 where a wall (a shape that does not move) covers part of the cell, bits 1 and
+        #: 2 where one stands across its face to the right and upwards (set by the coupling
+        #: layer); :attr:`wall_cover_count` says how many cells have bit 0.
         self.wall_cover = np.zeros(shape, np.uint8)
         self.wall_cover_count = 0
         #: The pressure solve's wall cells: wall cover and no fluid particle (Neumann, as the
