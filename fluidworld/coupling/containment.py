@@ -31,6 +31,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .cut_cells import _still_body
 from .shapetests import _edge_normal, _push_out, _swept_through, _wall_crossing
 
 __all__ = ["shape_bounds", "contain_particles", "max_displacement", "max_displacement_parallel"]
@@ -433,8 +434,7 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
     scan_grow = scan_reach - margin  # pass 1's cells: see the docstring
     for q in range(kind.shape[0]):
         b = shape_body[q]
-        wall[q] = (not dynamic[b]) and state[b, 4] == 0.0 and state[b, 5] == 0.0 and (
-            state[b, 6] == 0.0)
+        wall[q] = _still_body(b, dynamic, state)
     for q in range(kind.shape[0]):
         if not active[q]:
             continue

@@ -32,9 +32,32 @@ SUB = 4
 
 
 @njit(cache=True, inline="always")
-def _is_wall(q, shape_body, dynamic, state):
-    b = shape_body[q]
+def _still_body(b, dynamic, state):
+    """Whether body ``b`` is a wall's: not dynamic and not moving (state columns 4-6 zero)."""
     return not dynamic[b] and state[b, 4] == 0.0 and state[b, 5] == 0.0 and state[b, 6] == 0.0
+
+
+@njit(cache=True, inline="always")
+def _is_wall(q, shape_body, dynamic, state):
+    return _still_body(shape_body[q], dynamic, state)
+
+
+@njit(cache=True)
+def _shape_cells(verts, v0, v1, r, a0, nx, ny, pad):
+    """The range of pressure cells ``(i0, j0, i1, j1)`` (inclusive, clamped to the grid) that a
+    shape's posed vertices ``verts[v0:v1]`` grown by ``r`` reach, widened by ``pad`` cells."""
+    lo_x = lo_y = 1e300
+    hi_x = hi_y = -1e300
+    for v in range(v0, v1):
+        lo_x = min(lo_x, verts[v, 0])
+        lo_y = min(lo_y, verts[v, 1])
+        hi_x = max(hi_x, verts[v, 0])
+        hi_y = max(hi_y, verts[v, 1])
+    inv = 1.0 / a0
+    return (max(int(math.floor((lo_x - r) * inv)) - pad, 0),
+            max(int(math.floor((lo_y - r) * inv)) - pad, 0),
+            min(int(math.floor((hi_x + r) * inv)) + pad, nx - 1),
+            min(int(math.floor((hi_y + r) * inv)) + pad, ny - 1))
 
 
 @njit(cache=True)
@@ -88,22 +111,10 @@ def label_cut_cells(shapes, dynamic, state, a0, cover, inside, blocked, labels):
     ny, nx = cover.shape
     inside[:, :] = 0
     blocked[:, :] = 0
-    inv = 1.0 / a0
     for q in range(kind.shape[0]):
         if not _is_wall(q, shape_body, dynamic, state):
             continue
-        r = radius[q]
-        lo_x = lo_y = 1e300
-        hi_x = hi_y = -1e300
-        for v in range(vstart[q], vstart[q + 1]):
-            lo_x = min(lo_x, verts[v, 0])
-            lo_y = min(lo_y, verts[v, 1])
-            hi_x = max(hi_x, verts[v, 0])
-            hi_y = max(hi_y, verts[v, 1])
-        i0 = max(int(math.floor((lo_x - r) * inv)), 0)
-        j0 = max(int(math.floor((lo_y - r) * inv)), 0)
-        i1 = min(int(math.floor((hi_x + r) * inv)), nx - 1)
-        j1 = min(int(math.floor((hi_y + r) * inv)), ny - 1)
+        i0, j0, i1, j1 = _shape_cells(verts, vstart[q], vstart[q + 1], radius[q], a0, nx, ny, 0)
         for j in range(j0, j1 + 1):
             for i in range(i0, i1 + 1):
                 if cover[j, i] & 1:

@@ -54,6 +54,7 @@ from .buoyancy import (
     surface_buoyancy,
 )
 from .containment import contain_particles, shape_bounds
+from .cut_cells import _shape_cells, _still_body
 from .fluid_forces import (
     drag_impulses,
     pressure_impulses,
@@ -249,7 +250,7 @@ def rasterise_walls(pos, owner, n, dynamic, state, a0, cover):
     count = 0
     for k in range(n):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
-        if dynamic[b] or state[b, 4] != 0.0 or state[b, 5] != 0.0 or state[b, 6] != 0.0:
+        if not _still_body(b, dynamic, state):
             continue
         i = int(math.floor(pos[k, 0] * inv))
         j = int(math.floor(pos[k, 1] * inv))
@@ -302,7 +303,7 @@ def rasterise_wall_surfaces(shapes, dynamic, state, a0, cover):
     count = 0
     for q in range(kind.shape[0]):
         b = shape_body[q]
-        if dynamic[b] or state[b, 4] != 0.0 or state[b, 5] != 0.0 or state[b, 6] != 0.0:
+        if not _still_body(b, dynamic, state):
             continue
         v0 = vstart[q]
         r = radius[q]
@@ -352,25 +353,13 @@ def rasterise_wall_faces(shapes, dynamic, state, a0, cover):
     (kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner,
      vvel) = shapes
     ny, nx = cover.shape
-    inv = 1.0 / a0
     for q in range(kind.shape[0]):
-        b = shape_body[q]
-        if dynamic[b] or state[b, 4] != 0.0 or state[b, 5] != 0.0 or state[b, 6] != 0.0:
+        if not _still_body(shape_body[q], dynamic, state):
             continue
         v0 = vstart[q]
         v1 = vstart[q + 1]
         r = radius[q]
-        x0 = y0 = 1e300
-        x1 = y1 = -1e300
-        for v in range(v0, v1):
-            x0 = min(x0, verts[v, 0])
-            y0 = min(y0, verts[v, 1])
-            x1 = max(x1, verts[v, 0])
-            y1 = max(y1, verts[v, 1])
-        i0 = max(int(math.floor((x0 - r) * inv)) - 1, 0)
-        j0 = max(int(math.floor((y0 - r) * inv)) - 1, 0)
-        i1 = min(int(math.floor((x1 + r) * inv)) + 1, nx - 1)
-        j1 = min(int(math.floor((y1 + r) * inv)) + 1, ny - 1)
+        i0, j0, i1, j1 = _shape_cells(verts, v0, v1, r, a0, nx, ny, 1)
         for j in range(j0, j1 + 1):
             cy = (j + 0.5) * a0
             for i in range(i0, i1 + 1):
