@@ -417,149 +417,179 @@ def contain_particles(fluid, mats, shapes, bodies, bins, scratch, params):
 
     The groups are those of the module docstring (``old_pos`` is ``fluid``'s ``start_pos``).
     """
-    pos, vel, mat, n, old_pos, cell_of = fluid
-    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
-        shapes)
-    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
-    nb_start, inv_nb, nb_nx, nb_ny = bins
+    kind, wall, active, shape_body = shapes[0], shapes[8], shapes[7], shapes[5]
+    state, dynamic = bodies[0], bodies[1]
     hits, hit_flag, anchor = scratch
-    use_old, h_body, width, height, eps, margin, reach, rounds, scan_reach = params
+    use_old = params[0]
+    old_pos = fluid[4]
     moved = 0
     nh = 0
-    lo_x = eps
-    lo_y = eps
-    hi_x = width - eps
-    hi_y = height - eps
-    grow = reach - margin
-    scan_grow = scan_reach - margin  # pass 1's cells: see the docstring
     for q in range(kind.shape[0]):
-        b = shape_body[q]
-        wall[q] = _still_body(b, dynamic, state)
+        wall[q] = _still_body(shape_body[q], dynamic, state)
     for q in range(kind.shape[0]):
-        if not active[q]:
-            continue
-        b = shape_body[q]
-        gq = _search_grow(q, b, scan_grow, h_body, box, state)
-        tx0 = box[q, 0] + margin  # the shape's own box
-        ty0 = box[q, 1] + margin
-        tx1 = box[q, 2] - margin
-        ty1 = box[q, 3] - margin
-        kq = kind[q]
-        v0q = vstart[q]
-        v1q = vstart[q + 1]
-        rq = radius[q]
-        thq = thick[q]
-        w = state[b, 6]
-        vbx = state[b, 4]
-        vby = state[b, 5]
-        cgx = state[b, 7]
-        cgy = state[b, 8]
-        sx0 = box[q, 0] - gq
-        sy0 = box[q, 1] - gq
-        sx1 = box[q, 2] + gq
-        sy1 = box[q, 3] + gq
-        i0 = min(max(int(sx0 * inv_nb) - 1, 0), nb_nx - 1)
-        j0 = min(max(int(sy0 * inv_nb) - 1, 0), nb_ny - 1)
-        i1 = min(max(int(sx1 * inv_nb) + 1, 0), nb_nx - 1)
-        j1 = min(max(int(sy1 * inv_nb) + 1, 0), nb_ny - 1)
-        for cy in range(j0, j1 + 1):
-            for cx in range(i0, i1 + 1):
-                c = cy * nb_nx + cx
-                for p in range(np.uint64(nb_start[c]), np.uint64(min(nb_start[c + 1], n))):
-                    px = pos[p, 0]
-                    py = pos[p, 1]
-                    if px < sx0 or px > sx1 or py < sy0 or py > sy1:
-                        continue  # its move (at most the reach) cannot meet the shape's box
-                    ax = old_pos[p, 0] if use_old else px
-                    ay = old_pos[p, 1] if use_old else py
-                    ox = ax + (vbx - w * (py - cgy)) * h_body
-                    oy = ay + (vby + w * (px - cgx)) * h_body
-                    if max(px, ox) < tx0 or min(px, ox) > tx1 or max(py, oy) < ty0 or (
-                            min(py, oy) > ty1):
-                        continue  # the move's box misses the shape's own
-                    hit = False
-                    nxp = nyp = nrx = nry = 0.0
-                    if tx0 <= px <= tx1 and ty0 <= py <= ty1:  # else not inside the shape
-                        hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kq, v0q, v1q, verts,
-                                                            rq, eps)
-                    if not hit:
-                        mx = px - ox
-                        my = py - oy
-                        if mx * mx + my * my <= thq * thq and not wall[q]:
-                            # too short a move to have gone through this body's shape; a
-                            # wall's corner is cut by any move (where two walls meet, the
-                            # far side of that corner is outside the container)
-                            continue
-                        hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kq, v0q, v1q,
-                                                                 verts, rq, eps)
-                        if not hit:
-                            continue
-                    moved += 1
-                    if not hit_flag[p]:
-                        hit_flag[p] = 1
-                        hits[nh] = p
-                        anchor[nh, 0] = ax
-                        anchor[nh, 1] = ay
-                        nh += 1
-                    px = min(max(nxp, lo_x), hi_x)
-                    py = min(max(nyp, lo_y), hi_y)
-                    pos[p, 0] = px
-                    pos[p, 1] = py
-                    _settle_velocity(p, b, px, py, nrx, nry, fluid, mats, bodies)
+        if active[q]:
+            pushes, nh = _shape_pass(q, nh, fluid, mats, shapes, bodies, bins, scratch, params)
+            moved += pushes
     for k in range(nh):
         p = hits[k]
         hit_flag[p] = 0
-        ax = anchor[k, 0]
-        ay = anchor[k, 1]
-        for rnd in range(rounds):
-            again = False
-            for pass_walls in range(2):  # moving bodies first, then the walls
-                for q in range(kind.shape[0]):
-                    if not active[q] or wall[q] != (pass_walls == 1):
-                        continue
-                    px = pos[p, 0]
-                    py = pos[p, 1]
-                    b = shape_body[q]
-                    gq = _search_grow(q, b, grow, h_body, box, state)
-                    if (px < box[q, 0] - gq or px > box[q, 2] + gq or py < box[q, 1] - gq
-                            or py > box[q, 3] + gq):
-                        continue  # as in pass 1: too far from this shape
-                    ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
-                    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, shapes, eps,
-                                                         margin)
-                    if not hit:
-                        continue
-                    # out of a moving body, not into a wall or another body; out of a wall,
-                    # not out of the domain (a wall put onto water against the domain's side);
-                    # and from the second round on not into any other shape: two walls that
-                    # touch or overlap, or two shapes of one body, would hand a particle back
-                    # and forth through their seam
-                    out = nxp < lo_x or nxp > hi_x or nyp < lo_y or nyp > hi_y
-                    if not wall[q] or out or rnd > 0:
-                        own = -1 if wall[q] or rnd > 0 else b
-                        if _blocked(px, py, nxp, nyp, shapes, eps, margin, hi_x, hi_y, own, q):
-                            ok, fx, fy, fnx, fny = _free_exit(px, py, q, shapes, eps, margin,
-                                                              hi_x, hi_y, own)
-                            if not ok and wall[q]:  # deep in a wall of several parts
-                                ok, fx, fy, fnx, fny = _union_exit(px, py, shapes, eps, margin,
-                                                                   hi_x, hi_y)
-                            if ok:
-                                nxp, nyp, nrx, nry = fx, fy, fnx, fny
-                    moved += 1
-                    again = True
-                    px = min(max(nxp, lo_x), hi_x)
-                    py = min(max(nyp, lo_y), hi_y)
-                    pos[p, 0] = px
-                    pos[p, 1] = py
-                    _settle_velocity(p, b, px, py, nrx, nry, fluid, mats, bodies)
-            if _guard_walls(p, ax, ay, fluid, mats, shapes, bodies, eps, margin):
-                moved += 1
-                again = True
-            if not again:
-                break
+        moved += _recheck(p, anchor[k, 0], anchor[k, 1], fluid, mats, shapes, bodies, params)
     far = 0.0  # how far the moved particles now are from where they were binned
     if use_old:
         for k in range(nh):
             p = hits[k]
-            far = max(far, abs(pos[p, 0] - old_pos[p, 0]), abs(pos[p, 1] - old_pos[p, 1]))
+            far = max(far, abs(fluid[0][p, 0] - old_pos[p, 0]),
+                      abs(fluid[0][p, 1] - old_pos[p, 1]))
     return moved, nh, far
+
+
+@njit(cache=True)
+def _shape_pass(q, nh, fluid, mats, shapes, bodies, bins, scratch, params):
+    """Pass 1 of :func:`contain_particles` for shape ``q``: the particles of the grid cells
+    near it put out of it (or back where they went through it), each recorded once in
+    ``scratch`` (``nh`` recorded so far). Returns ``(pushes, nh)``."""
+    pos, vel, mat, n, old_pos, cell_of = fluid
+    kind, vstart, verts, radius, thick, shape_body, box, active, wall, vlocal, vowner, vvel = (
+        shapes)
+    state = bodies[0]
+    nb_start, inv_nb, nb_nx, nb_ny = bins
+    hits, hit_flag, anchor = scratch
+    use_old, h_body, width, height, eps, margin, reach, rounds, scan_reach = params
+    b = shape_body[q]
+    gq = _search_grow(q, b, scan_reach - margin, h_body, box, state)  # see the docstring
+    tx0 = box[q, 0] + margin  # the shape's own box
+    ty0 = box[q, 1] + margin
+    tx1 = box[q, 2] - margin
+    ty1 = box[q, 3] - margin
+    w = state[b, 6]
+    vbx = state[b, 4]
+    vby = state[b, 5]
+    cgx = state[b, 7]
+    cgy = state[b, 8]
+    sx0 = box[q, 0] - gq
+    sy0 = box[q, 1] - gq
+    sx1 = box[q, 2] + gq
+    sy1 = box[q, 3] + gq
+    i0 = min(max(int(sx0 * inv_nb) - 1, 0), nb_nx - 1)
+    j0 = min(max(int(sy0 * inv_nb) - 1, 0), nb_ny - 1)
+    i1 = min(max(int(sx1 * inv_nb) + 1, 0), nb_nx - 1)
+    j1 = min(max(int(sy1 * inv_nb) + 1, 0), nb_ny - 1)
+    moved = 0
+    for cy in range(j0, j1 + 1):
+        for cx in range(i0, i1 + 1):
+            c = cy * nb_nx + cx
+            for p in range(np.uint64(nb_start[c]), np.uint64(min(nb_start[c + 1], n))):
+                px = pos[p, 0]
+                py = pos[p, 1]
+                if px < sx0 or px > sx1 or py < sy0 or py > sy1:
+                    continue  # its move (at most the reach) cannot meet the shape's box
+                ax = old_pos[p, 0] if use_old else px
+                ay = old_pos[p, 1] if use_old else py
+                ox = ax + (vbx - w * (py - cgy)) * h_body
+                oy = ay + (vby + w * (px - cgx)) * h_body
+                if max(px, ox) < tx0 or min(px, ox) > tx1 or max(py, oy) < ty0 or (
+                        min(py, oy) > ty1):
+                    continue  # the move's box misses the shape's own
+                hit = False
+                nxp = nyp = nrx = nry = 0.0
+                if tx0 <= px <= tx1 and ty0 <= py <= ty1:  # else not inside the shape
+                    hit, nxp, nyp, nrx, nry = _push_out(px, py, ox, oy, kind[q], vstart[q],
+                                                        vstart[q + 1], verts, radius[q], eps)
+                if not hit:
+                    mx = px - ox
+                    my = py - oy
+                    if mx * mx + my * my <= thick[q] * thick[q] and not wall[q]:
+                        # too short a move to have gone through this body's shape; a wall's
+                        # corner is cut by any move (where two walls meet, the far side of
+                        # that corner is outside the container)
+                        continue
+                    hit, nxp, nyp, nrx, nry = _swept_through(ox, oy, px, py, kind[q],
+                                                             vstart[q], vstart[q + 1], verts,
+                                                             radius[q], eps)
+                    if not hit:
+                        continue
+                moved += 1
+                if not hit_flag[p]:
+                    hit_flag[p] = 1
+                    hits[nh] = p
+                    anchor[nh, 0] = ax
+                    anchor[nh, 1] = ay
+                    nh += 1
+                _place(p, b, nxp, nyp, nrx, nry, fluid, mats, bodies, params)
+    return moved, nh
+
+
+@njit(cache=True, inline="always")
+def _place(p, b, x, y, nrx, nry, fluid, mats, bodies, params):
+    """Put particle ``p`` at ``(x, y)`` kept ``eps`` inside the domain, and settle its
+    velocity against body ``b``'s surface (normal ``(nrx, nry)``)."""
+    eps, width, height = params[4], params[2], params[3]
+    px = min(max(x, eps), width - eps)
+    py = min(max(y, eps), height - eps)
+    fluid[0][p, 0] = px
+    fluid[0][p, 1] = py
+    _settle_velocity(p, b, px, py, nrx, nry, fluid, mats, bodies)
+
+
+@njit(cache=True)
+def _recheck(p, ax, ay, fluid, mats, shapes, bodies, params):
+    """The rounds of :func:`contain_particles` for a particle pass 1 moved (anchored at
+    ``(ax, ay)``): tested against every shape, moving bodies first and walls last, until a
+    round moves it no more; after each round no wall may lie between it and the anchor.
+    Returns how many pushes it took."""
+    kind, active, wall = shapes[0], shapes[7], shapes[8]
+    eps, margin, rounds = params[4], params[5], params[7]
+    moved = 0
+    for rnd in range(rounds):
+        again = False
+        for pass_walls in range(2):  # moving bodies first, then the walls
+            for q in range(kind.shape[0]):
+                if active[q] and wall[q] == (pass_walls == 1):
+                    if _push_from(p, q, ax, ay, rnd, fluid, mats, shapes, bodies, params):
+                        moved += 1
+                        again = True
+        if _guard_walls(p, ax, ay, fluid, mats, shapes, bodies, eps, margin):
+            moved += 1
+            again = True
+        if not again:
+            break
+    return moved
+
+
+@njit(cache=True)
+def _push_from(p, q, ax, ay, rnd, fluid, mats, shapes, bodies, params):
+    """One test of :func:`_recheck`: particle ``p`` put out of shape ``q`` if inside it
+    (round ``rnd``), not into another shape where it can help it. Returns whether it moved."""
+    pos = fluid[0]
+    box, wall, shape_body = shapes[6], shapes[8], shapes[5]
+    state = bodies[0]
+    h_body, width, height, eps, margin, reach = params[1:7]
+    lo_x = lo_y = eps
+    hi_x = width - eps
+    hi_y = height - eps
+    px = pos[p, 0]
+    py = pos[p, 1]
+    b = shape_body[q]
+    gq = _search_grow(q, b, reach - margin, h_body, box, state)
+    if (px < box[q, 0] - gq or px > box[q, 2] + gq or py < box[q, 1] - gq
+            or py > box[q, 3] + gq):
+        return False  # as in pass 1: too far from this shape
+    ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
+    hit, nxp, nyp, nrx, nry = _hit_shape(px, py, ox, oy, q, shapes, eps, margin)
+    if not hit:
+        return False
+    # out of a moving body, not into a wall or another body; out of a wall, not out of the
+    # domain (a wall put onto water against the domain's side); and from the second round on
+    # not into any other shape: two walls that touch or overlap, or two shapes of one body,
+    # would hand a particle back and forth through their seam
+    out = nxp < lo_x or nxp > hi_x or nyp < lo_y or nyp > hi_y
+    if not wall[q] or out or rnd > 0:
+        own = -1 if wall[q] or rnd > 0 else b
+        if _blocked(px, py, nxp, nyp, shapes, eps, margin, hi_x, hi_y, own, q):
+            ok, fx, fy, fnx, fny = _free_exit(px, py, q, shapes, eps, margin, hi_x, hi_y, own)
+            if not ok and wall[q]:  # deep in a wall of several parts
+                ok, fx, fy, fnx, fny = _union_exit(px, py, shapes, eps, margin, hi_x, hi_y)
+            if ok:
+                nxp, nyp, nrx, nry = fx, fy, fnx, fny
+    _place(p, b, nxp, nyp, nrx, nry, fluid, mats, bodies, params)
+    return True

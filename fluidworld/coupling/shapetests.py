@@ -49,54 +49,72 @@ def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
     shape): a particle that went more than halfway through a thin capsule or polygon leaves
     by the side it entered, not by the nearest one, so nothing tunnels through a thin wall.
     """
-    if kind == 0:  # circle
-        cx = verts[v0, 0]
-        cy = verts[v0, 1]
-        dx = px - cx
-        dy = py - cy
-        l2 = dx * dx + dy * dy
-        if l2 >= r * r:
-            return False, px, py, 0.0, 0.0
-        ln = math.sqrt(l2)
-        if ln > 1e-12:
-            nx_ = dx / ln
-            ny_ = dy / ln
-        else:
-            nx_ = 0.0
-            ny_ = 1.0
-        return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
-    if kind == 1:  # capsule
-        ax = verts[v0, 0]
-        ay = verts[v0, 1]
-        bx = verts[v0 + 1, 0]
-        by = verts[v0 + 1, 1]
-        qx, qy = _closest_on_segment(px, py, ax, ay, bx, by)
-        dx = px - qx
-        dy = py - qy
-        l2 = dx * dx + dy * dy
-        if l2 >= r * r:
-            return False, px, py, 0.0, 0.0
-        ex = bx - ax
-        ey = by - ay
-        le = math.sqrt(ex * ex + ey * ey)
-        side_new = ex * (py - ay) - ey * (px - ax)
-        side_old = ex * (oy - ay) - ey * (ox - ax)
-        ln = math.sqrt(l2)
-        if le > 1e-12 and (side_new * side_old < 0.0 or ln <= 1e-12):
-            # crossed (or sits on) the core line: out on the side it came from
-            s = 1.0 if side_old > 0.0 else -1.0
-            if side_old == 0.0:
-                s = 1.0 if side_new >= 0.0 else -1.0
-            nx_ = -ey / le * s
-            ny_ = ex / le * s
-        elif ln > 1e-12:
-            nx_ = dx / ln
-            ny_ = dy / ln
-        else:
-            nx_ = 0.0
-            ny_ = 1.0
-        return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
-    # convex counter-clockwise polygon with rounding radius r
+    if kind == 0:
+        return _push_out_circle(px, py, verts[v0, 0], verts[v0, 1], r, eps)
+    if kind == 1:
+        return _push_out_capsule(px, py, ox, oy, verts, v0, r, eps)
+    return _push_out_polygon(px, py, ox, oy, verts, v0, v1, r, eps)
+
+
+@njit(cache=True)
+def _push_out_circle(px, py, cx, cy, r, eps):
+    """:func:`_push_out` for a disc of radius ``r`` at ``c``: out along the radius."""
+    dx = px - cx
+    dy = py - cy
+    l2 = dx * dx + dy * dy
+    if l2 >= r * r:
+        return False, px, py, 0.0, 0.0
+    ln = math.sqrt(l2)
+    if ln > 1e-12:
+        nx_ = dx / ln
+        ny_ = dy / ln
+    else:
+        nx_ = 0.0
+        ny_ = 1.0
+    return True, cx + nx_ * (r + eps), cy + ny_ * (r + eps), nx_, ny_
+
+
+@njit(cache=True)
+def _push_out_capsule(px, py, ox, oy, verts, v0, r, eps):
+    """:func:`_push_out` for the capsule of radius ``r`` around segment ``verts[v0:v0 + 2]``:
+    out from the nearest core point, or on the side it came from if it crossed the core line."""
+    ax = verts[v0, 0]
+    ay = verts[v0, 1]
+    bx = verts[v0 + 1, 0]
+    by = verts[v0 + 1, 1]
+    qx, qy = _closest_on_segment(px, py, ax, ay, bx, by)
+    dx = px - qx
+    dy = py - qy
+    l2 = dx * dx + dy * dy
+    if l2 >= r * r:
+        return False, px, py, 0.0, 0.0
+    ex = bx - ax
+    ey = by - ay
+    le = math.sqrt(ex * ex + ey * ey)
+    side_new = ex * (py - ay) - ey * (px - ax)
+    side_old = ex * (oy - ay) - ey * (ox - ax)
+    ln = math.sqrt(l2)
+    if le > 1e-12 and (side_new * side_old < 0.0 or ln <= 1e-12):
+        # crossed (or sits on) the core line: out on the side it came from
+        s = 1.0 if side_old > 0.0 else -1.0
+        if side_old == 0.0:
+            s = 1.0 if side_new >= 0.0 else -1.0
+        nx_ = -ey / le * s
+        ny_ = ex / le * s
+    elif ln > 1e-12:
+        nx_ = dx / ln
+        ny_ = dy / ln
+    else:
+        nx_ = 0.0
+        ny_ = 1.0
+    return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
+
+
+@njit(cache=True)
+def _push_out_polygon(px, py, ox, oy, verts, v0, v1, r, eps):
+    """:func:`_push_out` for the convex counter-clockwise polygon ``verts[v0:v1]`` rounded by
+    ``r``: inside the core, out through the edge it came in by (Cyrus-Beck along old -> new) or
+    else the nearest edge; in the rounding, out from the nearest boundary point."""
     best = -1e300
     bnx = 0.0
     bny = 1.0
@@ -134,7 +152,13 @@ def _push_out(px, py, ox, oy, kind, v0, v1, verts, r, eps):
         return True, px + bnx * d, py + bny * d, bnx, bny
     if r <= 0.0 or best >= r:
         return False, px, py, 0.0, 0.0
-    # outside the core but maybe inside the rounding: nearest point on the boundary
+    return _push_out_rounding(px, py, verts, v0, k, r, eps)
+
+
+@njit(cache=True)
+def _push_out_rounding(px, py, verts, v0, k, r, eps):
+    """:func:`_push_out_polygon` for a point outside the core polygon (``k`` vertices from
+    ``v0``) but maybe within ``r`` of it: out from the nearest boundary point."""
     dmin = 1e300
     qbx = px
     qby = py
