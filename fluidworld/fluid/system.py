@@ -21,7 +21,6 @@ reorders particles (the sort), so particle indices are not stable across steps.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -37,10 +36,10 @@ from . import (
     collision,
     neighbour_lists,
     pressure_stage,
-    pressure_walls,
     repulsion,
     viscosity,
 )
+from .grids import GridStore
 from .params import FluidParams, Material, default_materials
 from .particles import ParticleStore
 from .solids import SolidStore
@@ -90,7 +89,7 @@ def srd_damping(m: Material) -> float:
 NEIGHBOUR_SKIN = 0.1
 
 
-class FluidSystem(ParticleStore, SolidStore):
+class FluidSystem(ParticleStore, SolidStore, GridStore):
     """A 2D SRD particle fluid in the box ``[0, width] x [0, height]``.
 
     Args:
@@ -141,74 +140,9 @@ class FluidSystem(ParticleStore, SolidStore):
         #: Whether the last pressure stage ran the variable-density kernels (densities differ).
         self.variable_density = False
 
-        # neighbour grid: cells of r_L (the 3x3 block around a particle holds all its neighbours;
-        # twice fewer candidates than cells nested in a0)
-        self.r_l = p.r_l
-        self.nb_cutoff = self.r_l * (1.0 + NEIGHBOUR_SKIN)
-        self.nb_h = self.nb_cutoff * (1.0 + 1e-9)
-        self.ny, self.nx = p.grid_shape
-        self.nb_nx = max(1, math.ceil(p.width / self.nb_h))
-        self.nb_ny = max(1, math.ceil(p.height / self.nb_h))
-        self._nb_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
-        # occupied cells of the last sort, (first, last, count): see binning.sort_particles
-        self._nb_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
-        self._s_start = np.zeros(self.nb_nx * self.nb_ny + 1, np.int64)
-        self._s_span = np.array([0, self.nb_nx * self.nb_ny - 1, -1], np.int64)
-        self._stripes = np.zeros(neighbour_lists.N_STRIPES + 1, np.int64)
-        # pairs listed per neighbour-grid row in the last substep: balances the stripes
-        self._row_work = np.zeros(self.nb_ny, np.int64)
-
-        # SRD grid (one extra row/column for the random shift)
-        ncell_srd = (self.nx + 1) * (self.ny + 1)
-        self._srd_m = np.zeros(ncell_srd)
-        self._srd_p = np.zeros((ncell_srd, 2))
-        self._srd_a = np.zeros(ncell_srd)
-        self._srd_nu = np.zeros(ncell_srd)
-        self._srd_cs = np.zeros((ncell_srd, 2))
-        self._srd_signs = np.zeros(ncell_srd, np.int8)
-        self._srd_shift = (0.0, 0.0)
-        self._visc_cells = viscosity.cell_buffers(self.nx + 1, self.ny + 1)
-
-        # pressure grid
-        shape = (self.ny, self.nx)
-        self.cell_count = np.zeros(shape)
-        self.cell_velocity = np.zeros((*shape, 2))
-        # the potentials live inside a zero border (see pressure_converged.solve_padded)
-        self._phi_pad = np.zeros((self.ny + 2, self.nx + 2))
-        self._dpot_pad = np.zeros((self.ny + 2, self.nx + 2))
-        self.cell_pressure = self._phi_pad[1:-1, 1:-1]
-        self._invk = np.zeros(shape)
-        self._row_sums = np.zeros(shape)  # scratch of the right-hand side's 3x3 statistics
-        self._row_air = np.zeros(shape, np.int64)
-        self.cell_grad = np.zeros((*shape, 2))
-        self._div = np.zeros(shape)
-        self._rhs_density = np.zeros(shape)
-        self._spans = np.zeros((self.ny, 2), np.int64)
-        self._rows = np.zeros(self.ny, np.int64)
-        self._rows_was_active = np.zeros(self.ny, np.bool_)
-        self._flood = np.zeros(self.ny * self.nx, np.int64)
-        self._flood_seen = np.zeros(self.ny * self.nx, np.bool_)
-        self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
-        self._grad_density = np.zeros((*shape, 2))
-        self._p_tmp = np.zeros(shape)
-        # variable density (pressure_variable): cell specific volume and face coefficients
-        self._beta = np.ones(shape)
-        self._face_x = np.zeros((self.ny, self.nx + 1))
-        self._face_y = np.zeros((self.ny + 1, self.nx))
-        self._invd = np.zeros(shape)
-        #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
-        self.solid_fraction = np.zeros(shape)
-        self.solid_cell_velocity = np.zeros((*shape, 2))
-        #: Bit 0 where a wall (a shape that does not move) covers part of the cell, bits 1 and
-        #: 2 where one stands across its face to the right and upwards (set by the coupling
-        #: layer); :attr:`wall_cover_count` says how many cells have bit 0.
-        self.wall_cover = np.zeros(shape, np.uint8)
-        self.wall_cover_count = 0
-        #: The pressure solve's wall cells: wall cover and no fluid particle (Neumann, as the
-        #: domain's border; see ``pressure_walls.py``).
-        self.wall_cells = np.zeros(shape, np.uint8)
-        self._wall_cell_count = 0
-        self._init_cut_cells()
+        self._init_neighbour_grid(p.r_l * (1.0 + NEIGHBOUR_SKIN))
+        self._init_srd_grid()
+        self._init_pressure_grid()
 
         # solids: domain walls (owner -1) then whatever the coupling layer sets
         self._wall_pos = self._make_wall_solids() if p.wall_solids else np.zeros((0, 2))
@@ -267,15 +201,6 @@ class FluidSystem(ParticleStore, SolidStore):
         self.cell_pressure = self._phi_pad[1:-1, 1:-1]
         self.cell_density_potential = self._dpot_pad[1:-1, 1:-1]
 
-    def _init_cut_cells(self) -> None:
-        """The sub-point labels of the cells walls cut (set by the coupling layer, see
-        ``coupling/cut_cells.py``) and the pressure stage's counts with their air as cover."""
-        shape = self.cell_count.shape
-        self.wall_parts = np.zeros((*shape, pressure_walls.SUB ** 2), np.int8)
-        self._cut_seen = np.zeros(shape, np.uint16)
-        self._cut_touched = np.zeros(shape[0] * shape[1], np.int64)
-        self._cut_saved = np.zeros((shape[0] * shape[1], 5))
-
     # ------------------------------------------------------------------ storage
     def _grow_scratch(self, cap: int) -> None:
         """The per-particle scratch of the repulsion and the solver, for capacity ``cap``
@@ -292,16 +217,6 @@ class FluidSystem(ParticleStore, SolidStore):
         self._s_nbr_count = np.zeros(cap, np.int64)
         if hasattr(self, "solver"):  # the solver's per-particle scratch follows the capacity
             self.solver.attach(self)
-
-    @property
-    def grid_shape(self) -> tuple[int, int]:
-        """Pressure grid shape ``(ny, nx)``."""
-        return (self.ny, self.nx)
-
-    @property
-    def cell_density(self) -> NDArray[np.float64]:
-        """Density ratio per cell (particles + solid cover) / gamma, from the last step."""
-        return self.cell_count / self.params.gamma
 
     # ------------------------------------------------------------------ solids
     def _make_wall_solids(self) -> NDArray[np.float64]:
