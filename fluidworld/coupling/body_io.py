@@ -85,7 +85,7 @@ class BodyIO:
     #: The coupled shapes that were out of their Space at the last full read.
     _out_of_space: tuple[pymunk.Shape, ...] = ()
 
-    def _build(self) -> None:  # the coupler's
+    def _build(self) -> None:  # the coupler's (.layout.SampleLayout)
         raise NotImplementedError
 
     _PROCESS_LOCAL = ("_ids", "_batch_rows", "_batch_key", "_batch_buf", "_batch_out",
@@ -195,7 +195,7 @@ class BodyIO:
                              mass: NDArray[np.float64], moment: NDArray[np.float64]) -> None:
         """Keep the bodies' centres of gravity, which are dynamic, and their inverse masses and
         moments (0 where not dynamic, or not positive and finite), each at most that of the
-        body's floor (:data:`.coupler.MASS_FLOOR`)."""
+        body's floor (:data:`.layout.MASS_FLOOR`)."""
         self._cog_local[:] = cog
         self.dynamic[:] = dynamic
         # the fluid may wet the solids of moving bodies (double density relaxation), not walls
@@ -221,7 +221,7 @@ class BodyIO:
         time. So the impulses of this substep move a body that touches the fluid with
         ``m_eff = max(m, floor, ADDED_MASS * rho * submerged area)`` (``rho``: the densest
         row of each body's density ``profile``, the fluid beside it, at least water's; the
-        floor, :data:`.coupler.MASS_FLOOR`, a layer of that fluid, and the moment's floor
+        floor, :data:`.layout.MASS_FLOOR`, a layer of that fluid, and the moment's floor
         with it: a 20 x 20 box of 0.5 in a fluid of density 100 overflowed with water's);
         ``(m - m_eff) g h`` added to ``J`` makes its velocity change ``(J + m g h) / m_eff``
         in all, so it still floats at its own Archimedes draft (``J = -m g h`` at rest),

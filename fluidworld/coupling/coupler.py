@@ -37,10 +37,10 @@ from numpy.typing import NDArray
 
 from . import containment as C
 from . import kernels as K
-from . import per_body as PB
 from .body_io import BodyIO
 from .buoyancy import outline_normals, surface_quadrature
 from .cut_cells import relabel
+from .layout import MASS_FLOOR, MASS_FLOOR_BARE, SampleLayout, _ShapeRecord
 from .sampling import (
     CAPSULE,
     CIRCLE,
@@ -48,16 +48,13 @@ from .sampling import (
     geometry_of,
     interior_points,
     max_inset,
-    moment_for,
     outline_points,
-    perimeter,
-    push_anchors,
 )
 
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
 
-__all__ = ["CouplingParams", "Coupler"]
+__all__ = ["CouplingParams", "Coupler", "MASS_FLOOR", "MASS_FLOOR_BARE"]  # the floors: .layout
 
 
 @dataclass(frozen=True)
@@ -117,31 +114,8 @@ class CouplingParams:
             raise ValueError(f"CouplingParams.fluid_density must be > 0, got {rho!r}")
 
 
-@dataclass
-class _ShapeRecord:
-    shape: pymunk.Shape
-    geometry: ShapeGeometry
-    outline: NDArray[np.float64]
-    interior: NDArray[np.float64]
-    area: NDArray[np.float64]
-    surface: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
-    normals: NDArray[np.float64]
-
-
-_EMPTY2 = np.zeros((0, 2))
 #: Rounds of re-testing a pushed particle against every shape (a push can land in another).
 _CONTAIN_ROUNDS = 3
-#: The lightest a body answers to the fluid's impulses, as a share of a layer of water
-#: particles along its surface (``MASS_FLOOR x rho x perimeter x particle spacing``, the moment
-#: to match): the exchange is explicit, and a much lighter body overshoots at every contact,
-#: more each time (pymunk's tutorial ball, mass 1, radius 14: ``OverflowError`` within 300
-#: steps). Its gravity is scaled to match while it is wet (``BodyIO._added_mass``), so it
-#: floats at its own draft. Usual densities lie above it (a 40 x 40 crate's is density 0.11).
-MASS_FLOOR = 0.25
-#: The floor of a shape without area (radius-0 segment or circle; no buoyancy to upset): under
-#: water a 40-long bare segment of mass 2 overflowed within 9 steps at ``MASS_FLOOR``, at 1 not.
-MASS_FLOOR_BARE = 1.0
-
 #: How far inside a surface the solid particles sit, in ``r_L``, for a solver that names no
 #: ``solid_inset`` of its own (SRD, ddr); ``CouplingParams.solid_inset`` overrides it.
 DEFAULT_SOLID_INSET = 0.75
@@ -149,7 +123,7 @@ DEFAULT_SOLID_INSET = 0.75
 PARALLEL_BODIES = 8
 
 
-class Coupler(BodyIO):
+class Coupler(SampleLayout, BodyIO):
     """Two-way coupling between a :class:`~fluidworld.fluid.FluidSystem` and pymunk shapes.
 
     Args:
@@ -260,134 +234,6 @@ class Coupler(BodyIO):
         self._build()
         return self._body_idx.get(body, -1)
 
-    def _build(self) -> None:
-        """Concatenate the per-shape samples into the flat arrays the kernels read."""
-        if not self._dirty:
-            return
-        recs = self._records_in_space()
-        bodies: list[pymunk.Body] = []
-        idx: dict[pymunk.Body, int] = {}
-        for r in recs:
-            b = r.shape.body
-            if b not in idx:
-                idx[b] = len(bodies)
-                bodies.append(b)
-        self.bodies = bodies
-        self._body_idx = idx
-        nb = len(bodies)
-        # each body's shapes together (stable): every sample array is then grouped by body,
-        # which the exchange's per-body parallel sums need (see .per_body)
-        recs.sort(key=lambda r: idx[r.shape.body])
-        owner_of = [idx[r.shape.body] for r in recs]
-
-        def cat(arrs: list[NDArray[np.float64]], empty: NDArray[np.float64]) -> NDArray:
-            return np.ascontiguousarray(np.concatenate(arrs)) if arrs else empty.copy()
-
-        self._out_local = cat([r.outline for r in recs], _EMPTY2)
-        self._out_normal = cat([r.normals for r in recs], _EMPTY2)
-        self._out_inset = cat([np.full(len(r.outline), self._inset_of(r.geometry))
-                               for r in recs], np.zeros(0))
-        # the drag's scratch: each sample's impulse along its tangent, its fluid's mass
-        self._drag_jt, self._drag_m = np.zeros((2, len(self._out_local)))
-        self._out_owner = cat([np.full(len(r.outline), o, np.int64)
-                               for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
-        self._in_local = cat([r.interior for r in recs], _EMPTY2)
-        self._in_arm = cat([push_anchors(r.geometry, r.interior) for r in recs], _EMPTY2)
-        self._in_area = cat([r.area for r in recs], np.zeros(0))
-        self._in_owner = cat([np.full(len(r.interior), o, np.int64)
-                              for r, o in zip(recs, owner_of, strict=True)], np.zeros(0, np.int64))
-        self._surf_local = cat([r.surface[0] for r in recs], _EMPTY2)
-        self._surf_normal = cat([r.surface[1] for r in recs], _EMPTY2)
-        self._surf_len = cat([r.surface[2] for r in recs], np.zeros(0))
-        self._surf_owner = cat([np.full(len(r.surface[2]), o, np.int64)
-                                for r, o in zip(recs, owner_of, strict=True)],
-                               np.zeros(0, np.int64))
-        self._in_pos, self._in_vel = np.zeros((2, *self._in_local.shape))
-        self._cover_area = np.zeros_like(self._in_area)
-        self._out_vel = np.zeros_like(self._out_local)
-        # containment geometry
-        self._shape_kind = np.array([r.geometry.kind for r in recs], np.int64)
-        self._shape_radius = np.array([r.geometry.radius for r in recs], np.float64)
-        self._shape_thick = np.array([max_inset(r.geometry) for r in recs], np.float64)
-        self._shape_body = np.array(owner_of, np.int64)
-        counts = [len(r.geometry.points) for r in recs]
-        self._shape_vstart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self._shape_vlocal = cat([r.geometry.points for r in recs], _EMPTY2)
-        self._shape_vowner = np.repeat(self._shape_body, counts).astype(np.int64)
-        self._shape_verts = np.zeros_like(self._shape_vlocal)
-        self._shape_vvel = np.zeros_like(self._shape_vlocal)
-        self._shape_box = np.zeros((len(recs), 4))
-        self._shape_active = np.ones(len(recs), np.bool_)
-        self._shape_wall = np.zeros(len(recs), np.bool_)  # scratch: shapes that do not move
-        # per body
-        self.state = np.zeros((nb, 9))
-        self.impulse = np.zeros((nb, 2))
-        self.angular_impulse = np.zeros(nb)
-        self.submerged_area = np.zeros(nb)
-        self.levels = np.full((nb, 4), np.nan)
-        ny = self.fluid.grid_shape[0]
-        #: Density of the fluid beside each body, per row of pressure cells (n_bodies, ny).
-        self.density_profile = np.full((nb, ny), self.rho_fixed if self.rho_fixed > 0.0
-                                       else float(self._rho_table[0]))
-        self._prof_sum = np.zeros(ny)
-        self._prof_n = np.zeros(ny)
-        self._kick_levels = np.full((nb, 4), np.nan)
-        self._kick = (0.0, 0.0)
-        self.body_box = np.full((nb, 4), np.nan)
-        self.dynamic = np.zeros(nb, np.bool_)
-        self._inv_mass = np.zeros(nb)
-        self._inv_moment = np.zeros(nb)
-        self._set_mass_floor(recs, owner_of)
-        self._cog_local = np.zeros((nb, 2))  # each body's centre of gravity, body frame
-        self._raw = np.zeros((nb, 6))
-        # the kernels' groups of our own arrays (layouts: see .kernels), made with the arrays
-        self._interior = (self._in_local, self._in_owner, self._in_area, self._in_pos,
-                          self._in_vel, self._cover_area, self._in_arm)
-        self._surface = (self._surf_local, self._surf_normal, self._surf_len, self._surf_owner)
-        self._shapes = (self._shape_kind, self._shape_vstart, self._shape_verts,
-                        self._shape_radius, self._shape_thick, self._shape_body, self._shape_box,
-                        self._shape_active, self._shape_wall, self._shape_vlocal,
-                        self._shape_vowner, self._shape_vvel)
-        self._bodies = (self.state, self.dynamic, self.levels, self._kick_levels, self.body_box,
-                        self.density_profile, self.impulse, self.angular_impulse,
-                        self.submerged_area)
-        self._starts = tuple(self._body_runs(o, nb) for o in (self._out_owner, self._in_owner,
-                                                              self._surf_owner))
-        self._group_scratch()
-        self._bind_bodies()
-        self._batch_vel = np.zeros((0, 3))
-        # the fluid's solid arrays: walls first, then our outline particles
-        f = self.fluid
-        f.set_body_solids(np.zeros_like(self._out_local), np.zeros_like(self._out_local),
-                          self._out_owner.astype(np.int32))
-        self._n_wall = len(f.solid_pos) - len(self._out_local)
-        self._dirty = False
-
-    @staticmethod
-    def _body_runs(owner: NDArray[np.int64], nb: int) -> NDArray[np.int64]:
-        """Where each body's samples start in ``owner`` (grouped by body, see ``_build``)."""
-        if not PB.grouped(owner):  # _build sorts the shapes by body: cannot happen
-            raise AssertionError("coupling samples are not grouped by body")
-        out = np.zeros(nb + 1, np.int64)
-        PB.body_starts(owner, nb, out)
-        return out
-
-    def _set_mass_floor(self, recs: list[_ShapeRecord], owner_of: list[int]) -> None:
-        """Each body's lightest mass and moment for the fluid's impulses (see
-        :data:`MASS_FLOOR`): ``MASS_FLOOR`` x a layer of water particles along its surface, or
-        around a ring ``r_L`` across for a shape smaller than that (a point: a circle of
-        radius 0)."""
-        nb = len(self.bodies)
-        self._floor_mass = np.zeros(nb)
-        self._floor_moment = np.zeros(nb)
-        p = self.fluid.params
-        layer = MASS_FLOOR * float(self._rho_table[0]) * p.a0 / math.sqrt(p.gamma)
-        for r, o in zip(recs, owner_of, strict=True):
-            share = MASS_FLOOR_BARE / MASS_FLOOR if float(r.area.sum()) <= 0.0 else 1.0
-            m = share * layer * max(perimeter(r.geometry), math.pi * self.fluid.r_l)
-            self._floor_mass[o] += m
-            self._floor_moment[o] += moment_for(r.geometry, m)
-
     def _inset_of(self, g: ShapeGeometry) -> float:
         """How far inside the surface a shape's solid particles sit (as :func:`outline_points`
         puts them: ``solid_inset * r_L``, at most the shape's inradius; a bare point or line
@@ -395,13 +241,6 @@ class Coupler(BodyIO):
         if g.radius <= 0.0 and g.kind in (CIRCLE, CAPSULE):
             return 0.0
         return min(max(self.solid_inset * self.fluid.r_l, 0.0), max_inset(g))
-
-    def _group_scratch(self) -> None:
-        """The stages' scratch groups (see :func:`.kernels.exchange_impulses` and
-        :func:`.containment.contain_particles`), made again whenever one of them grows."""
-        self._exchange_scratch = (self._tops, self._cell_rho, self._cell_n, self._prof_sum,
-                                  self._prof_n, self._drag_jt, self._drag_m)
-        self._contain_scratch = (self._hits, self._hit_flag, self._anchor)
 
     # the kernels' groups of the fluid's arrays (layouts: see .kernels), made per call: the
     # fluid reallocates them as it grows and when its solids are set
