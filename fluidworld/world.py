@@ -94,6 +94,24 @@ _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
 
 
+
+def _params_for(width: float, height: float, params: FluidParams | None,
+                space: pymunk.Space | None) -> FluidParams:
+    """The fluid's parameters: ``params`` checked against the domain, or the game preset for
+    it (with ``space``'s gravity when one is given)."""
+    if params is None:
+        params = FluidParams.game(width, height)
+        if space is not None:
+            params = dataclasses.replace(params, gravity=_gravity_of(space))
+    elif not isinstance(params, FluidParams):
+        raise TypeError(f"params must be a FluidParams, got {type(params).__name__}")
+    elif (params.width, params.height) != (width, height):
+        raise ValueError(
+            f"params describe a {params.width} x {params.height} domain, "
+            f"but the world is {width} x {height}"
+        )
+    return params
+
 class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
     """A fluid and a pymunk Space, coupled two ways, with an entity registry.
 
@@ -156,17 +174,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self.gravity_from_space = own_space or params is None
         self._own_space = own_space
         self._warned_gravity = False  # told once that bodies get no buoyancy (gravity not -y)
-        if params is None:
-            params = FluidParams.game(width, height)
-            if space is not None:
-                params = dataclasses.replace(params, gravity=_gravity_of(space))
-        elif not isinstance(params, FluidParams):
-            raise TypeError(f"params must be a FluidParams, got {type(params).__name__}")
-        elif (params.width, params.height) != (width, height):
-            raise ValueError(
-                f"params describe a {params.width} x {params.height} domain, "
-                f"but the world is {width} x {height}"
-            )
+        params = _params_for(width, height, params, space)
         if space is None:
             space = pymunk.Space()
             space.gravity = params.gravity
@@ -184,6 +192,17 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self.profile_detail: dict[str, float] = {"contain": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
+        self._init_registry()
+        self.bounds: tuple[pymunk.Shape, ...] = ()
+        if own_space if bounds is None else bounds:
+            self.bounds = self._make_bounds()
+        self.attach_static = bool(attach_static)
+        self._shape_count = -1
+        self._refused: set[pymunk.Shape] = set()
+        self._adopt_static_shapes()
+
+    def _init_registry(self) -> None:
+        """The entities' slots, the particle books, events, drains and emitters: empty."""
         #: Particles added by the fill helpers and emitters, and removed by drains, since the
         #: world was made: ``fluid.count == particles_added - particles_removed`` unless the
         #: low-level ``fluid.add_particles``/``remove_particles`` were called directly.
@@ -198,13 +217,6 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._events: list[Any] = []
         self._drains: list[Drain] = []
         self._emitters: list[Emitter] = []
-        self.bounds: tuple[pymunk.Shape, ...] = ()
-        if own_space if bounds is None else bounds:
-            self.bounds = self._make_bounds()
-        self.attach_static = bool(attach_static)
-        self._shape_count = -1
-        self._refused: set[pymunk.Shape] = set()
-        self._adopt_static_shapes()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

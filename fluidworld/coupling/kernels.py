@@ -431,29 +431,62 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
       1, 2, 3's :func:`sample_bounds`, 4 and 5's impulses on the bodies run one body per task
       in parallel (:mod:`.per_body`), with the same results.
     """
-    f_pos, f_vel, f_mat, n, start_pos, cell_of = fluid
-    mass_table, bounce_table, rest_table, keep_table, rho_table = mats
-    cell_count, cell_vel, grad, solid_frac, cover_vel, wall_cover = cells
-    nb_start, inv_nb, nb_nx, nb_ny = bins
-    state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
-    out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
-    in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
-    surf_local, surf_normal, surf_len, surf_owner = surface
-    tops, cell_rho, cell_n, prof_sum, prof_n, drag_jt, drag_m = scratch
     (gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure, col_w, near, far,
      min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed, per_body) = params
-    nb = state.shape[0]
-    m_out = out_pos.shape[0]
-    m_in = in_pos.shape[0]
     if per_body:
         contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells,
                                          (a0, spacing, kick_x, kick_y, push))
     else:
-        if m_out:
-            sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
-        if push:
-            pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
-        sample_bounds(in_pos, in_owner, nb, 0.5 * spacing, body_box)
+        _contacts_and_push(outline, interior, bodies, cells, a0, spacing, kick_x, kick_y, push)
+    vmax = _levels_and_profiles(fluid, mats, cells, bins, bodies, outline, scratch, params,
+                                vmax)
+    if per_body:
+        submerged_buoyancy_parallel(starts, interior, surface, bodies,
+                                    (a0, spacing, g_h, buoyancy))
+    else:
+        _buoyancy(interior, surface, bodies, a0, spacing, g_h, buoyancy)
+    if drag_coef > 0.0 and outline[3].shape[0] and fluid[3]:
+        f_pos, f_vel, f_mat, n = fluid[0], fluid[1], fluid[2], fluid[3]
+        drag_scratch = (scratch[5], scratch[6])
+        if per_body:
+            drag_parallel(starts, outline, bodies, (f_pos, f_vel, f_mat, n), mats[0], bins,
+                          (a0, r_l, drag_coef), drag_scratch)
+        else:
+            drag_impulses(outline, bodies, (f_pos, f_vel, f_mat, n), mats[0], bins, a0, r_l,
+                          drag_coef, drag_scratch)
+    return vmax
+
+
+@njit(cache=True)
+def _contacts_and_push(outline, interior, bodies, cells, a0, spacing, kick_x, kick_y, push):
+    """Steps 1-2 and 3's :func:`sample_bounds` of :func:`exchange_impulses`, serially."""
+    state, out_j, out_tau, body_box = bodies[0], bodies[6], bodies[7], bodies[4]
+    out_pos, out_imp, out_normal, out_owner = outline[3], outline[5], outline[2], outline[1]
+    in_pos, in_owner = interior[3], interior[1]
+    if out_pos.shape[0]:
+        sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
+    if push:
+        pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
+    sample_bounds(in_pos, in_owner, state.shape[0], 0.5 * spacing, body_box)
+
+
+@njit(cache=True)
+def _levels_and_profiles(fluid, mats, cells, bins, bodies, outline, scratch, params, vmax):
+    """Step 3 of :func:`exchange_impulses` after the bounds: the water level beside each body
+    (the columns' tops measured again if ``measure`` or none is known) and, where measured,
+    the fluid's density beside it row by row. Returns ``vmax``, measured again with the
+    tops."""
+    f_pos, f_vel, f_mat, n = fluid[0], fluid[1], fluid[2], fluid[3]
+    rho_table = mats[4]
+    cell_count, solid_frac = cells[0], cells[3]
+    nb_start, inv_nb, nb_nx, nb_ny = bins
+    dynamic, levels, body_box, prof = bodies[1], bodies[2], bodies[4], bodies[5]
+    out_pos = outline[3]
+    tops, cell_rho, cell_n, prof_sum, prof_n = scratch[:5]
+    gamma, a0, half_layer = params[0], params[1], params[2]
+    measure, col_w, near, far, min_clean = params[7:12]
+    rho_fixed = params[16]
+    nb = levels.shape[0]
     known = False
     for b in range(nb):
         for c in range(4):
@@ -466,7 +499,7 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
                                         tops)
         else:
             vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
-        cap_columns(out_pos, m_out, tops, col_w, a0)
+        cap_columns(out_pos, out_pos.shape[0], tops, col_w, a0)
     water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
     for b in range(nb):  # dry is for bodies that move: a wall's cover counts whole, as solid
         if not dynamic[b] and levels[b, 1] == DRY_LEVEL:
@@ -479,22 +512,20 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
                        a0, cell_rho, cell_n)
         density_profiles(body_box, cell_rho, cell_n, a0, near, far, rho_table[0], prof,
                          prof_sum, prof_n)
-    if per_body:
-        submerged_buoyancy_parallel(starts, interior, surface, bodies,
-                                    (a0, spacing, g_h, buoyancy))
-    else:
-        submerged_areas(in_pos, in_area, in_owner, m_in, levels, spacing, submerged)
-        if buoyancy:
-            surface_buoyancy(surf_local, surf_normal, surf_len, surf_owner, state, levels, prof,
-                             a0, g_h, out_j, out_tau)
-    if drag_coef > 0.0 and m_out and n:
-        if per_body:
-            drag_parallel(starts, outline, bodies, (f_pos, f_vel, f_mat, n), mass_table, bins,
-                          (a0, r_l, drag_coef), (drag_jt, drag_m))
-        else:
-            drag_impulses(outline, bodies, (f_pos, f_vel, f_mat, n), mass_table, bins, a0, r_l,
-                          drag_coef, (drag_jt, drag_m))
     return vmax
+
+
+@njit(cache=True)
+def _buoyancy(interior, surface, bodies, a0, spacing, g_h, buoyancy):
+    """Step 4 of :func:`exchange_impulses`, serially."""
+    in_pos, in_area, in_owner = interior[3], interior[2], interior[1]
+    surf_local, surf_normal, surf_len, surf_owner = surface
+    state, levels, prof, out_j, out_tau, submerged = (bodies[0], bodies[2], bodies[5], bodies[6],
+                                                      bodies[7], bodies[8])
+    submerged_areas(in_pos, in_area, in_owner, in_pos.shape[0], levels, spacing, submerged)
+    if buoyancy:
+        surface_buoyancy(surf_local, surf_normal, surf_len, surf_owner, state, levels, prof,
+                         a0, g_h, out_j, out_tau)
 
 
 @njit(cache=True)
