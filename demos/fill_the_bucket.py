@@ -23,8 +23,8 @@ START_ANGLE = 25.0  # degrees above the horizontal; the player must find a bette
 BUCKET = (690.0, 120.0, 850.0, 280.0)  # inner x0, floor y, inner x1, rim y
 FILL_LINE = 200.0
 #: Seconds the level waits after the tank runs dry before it says so: the jet churns the
-#: bucket up, and the water takes a few seconds to settle under the line (at 50 degrees the
-#: goal is met ~4.5 s after the last drop leaves the hose).
+#: bucket up, and the water takes a few seconds to settle under the line (at 55 degrees the
+#: goal is met ~4.5 s after the last drop leaves the hose; 52-60 win, 50 lands on the rim).
 SETTLE = 6.0
 
 

@@ -114,7 +114,9 @@ def test_water_behind_a_wall_is_not_a_dry_bodys_level(solver: str) -> None:
     widened over the dry floor to the tank, the bodies read 1.00 submerged, and with SRD the
     crate was thrown to y 229 within 3 s. (In a lock, a box in the low pool beside the wall
     read the high pool's level, 202, and was shoved sideways at 1.9x its weight.) A box in a
-    low pool beyond the dry floor floats at its own level."""
+    low pool beyond the dry floor floats at its own level: its centre within 3 units of that
+    pool's surface (its submerged share read by the coupler: 0.50-0.53, since the calmer
+    repulsion 0.56, the box against the wall at the surface's own height)."""
     w = World(500.0, 300.0, solver=solver)
     for x in (150.0, 320.0):
         w.add_static_segment((x, 0.0), (x, 250.0), radius=5.0)
@@ -130,8 +132,9 @@ def test_water_behind_a_wall_is_not_a_dry_bodys_level(solver: str) -> None:
         if i >= 180:
             fractions.append(box.submerged_area / box.area)
     assert crate.body.position.y < 16.0 and ball.body.position.y < 16.0
-    assert abs(np.mean(fractions) - 0.5) < 0.06, np.mean(fractions)
-    assert box.body.position.y < 90.0
+    assert abs(np.mean(fractions) - 0.5) < 0.08, np.mean(fractions)
+    low = w.fluid.positions[w.fluid.positions[:, 0] > 330.0, 1]
+    assert abs(box.body.position.y - float(np.percentile(low, 99))) < 3.0
 
 
 def test_a_container_with_dry_outsides_keeps_its_walls_solid() -> None:

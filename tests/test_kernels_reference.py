@@ -199,7 +199,8 @@ def test_repulse_fluid_without_solids_and_coincident_split():
     assert np.all(wsum[:sc.n] == 0.0)
     # Fluid-fluid repulsion is antisymmetric: the displacements sum to zero (round-off).
     assert np.abs(disp[:sc.n].sum(axis=0)).max() < 1e-11
-    # Two particles alone at the same point split along x by r_L/4 each, lower index to -x.
+    # Two particles alone at the same point split along x by R/4 each (R = FLUID_RADIUS r_L),
+    # lower index to -x.
     p2 = np.array([[12.0, 13.0], [12.0, 13.0]])
     st = np.zeros(ncell + 1, np.int64)
     c = int(13.0 / sc.nb_h) * sc.nb_nx + int(12.0 / sc.nb_h)
@@ -208,19 +209,22 @@ def test_repulse_fluid_without_solids_and_coincident_split():
                               np.zeros(0, np.int64), 0.1, s_pos=no, s_vel=no)
     rd2, _, _ = ref.repulse_fluid(p2, np.zeros((2, 2)), 2, no, no, sc.r_l, 0.1)
     close(d2, rd2)
-    close(rd2, [[-0.25 * sc.r_l, 0.0], [0.25 * sc.r_l, 0.0]])
+    rad = repulsion.FLUID_RADIUS * sc.r_l
+    close(rd2, [[-0.25 * rad, 0.0], [0.25 * rad, 0.0]])
 
 
 def test_repulse_single_pair_is_eq6():
-    """Eq. 6 by hand: two particles at distance l move apart by r_L/2 (1 - l/r_L) each."""
+    """Eq. 6 by hand: two fluid particles at distance l move apart by R/2 (1 - l/R) each, with
+    the fluid's radius R = FLUID_RADIUS r_L."""
     sc = make_scene(0)
     r_l, dv = sc.r_l, 0.25
+    rad = repulsion.FLUID_RADIUS * r_l
     l = 0.3 * r_l
     p = np.array([[20.0, 15.0], [20.0 + l * 0.6, 15.0 + l * 0.8]])
     v = np.zeros((2, 2))
     no = np.zeros((0, 2))
     d, dvel, _ = ref.repulse_fluid(p, v, 2, no, no, r_l, dv)
-    mag = 0.5 * r_l * (1 - l / r_l)
+    mag = 0.5 * rad * (1 - l / rad)
     close(d, [[-0.6 * mag, -0.8 * mag], [0.6 * mag, 0.8 * mag]])
     close(dvel, d * dv)
     ncell = sc.nb_nx * sc.nb_ny

@@ -367,8 +367,9 @@ def rows(quick: bool) -> list[Row]:
                        float(worst), "0", worst == 0 and lost == 0 and finite))
     out += _tank_rows(quick)
     surface, cells = volume_drift(0, 10.0)  # small and quick: settled in both modes
+    # this measure reads 1.017 for a pool laid flat and left at rest (tests/test_walls.py)
     out.append(Row("walls", "dam break 100 x 160: area under the surface, settled / initial",
-                   surface, "1 +- 0.05", abs(surface - 1.0) <= 0.05))
+                   surface, "1 +- 0.07", abs(surface - 1.0) <= 0.07))
     out.append(Row("walls", "dam break 100 x 160: area of half-full cells, settled / initial",
                    cells, "1 +- 0.05", abs(cells - 1.0) <= 0.05))
     return out

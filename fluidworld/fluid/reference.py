@@ -154,14 +154,14 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv):
 
 
 def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv, mat=None, mass_table=None,
-                  group_table=None, immiscible_radius=1.1):
+                  group_table=None, immiscible_radius=1.1, fluid_radius=0.9):
     """One Jacobi repulsion pass (Eq. 5-6) by brute force over all fluid pairs and all solids.
 
     Returns ``(disp, dvel, wsum)`` for the first ``n`` particles. Every particle gathers, at the
-    positions the pass starts from, ``-d`` (Eq. 6) from each fluid neighbour closer than ``r_L``
-    and the contact of :func:`solid_contacts` from each solid; ``dvel = disp * dv`` for the fluid
-    part. Two coincident fluid particles (no direction) split along x by ``r_L/4`` each, the one
-    with the lower index going to -x.
+    positions the pass starts from, ``-d`` (Eq. 6, radius ``R = fluid_radius * r_L``) from each
+    fluid neighbour closer than ``R`` and the contact of :func:`solid_contacts` (radius ``r_L``)
+    from each solid; ``dvel = disp * dv`` for the fluid part. Two coincident fluid particles (no
+    direction) split along x by ``R/4`` each, the one with the lower index going to -x.
 
     Multiphase (``mat``, ``mass_table`` and ``group_table`` given): a pair of different groups
     uses the radius ``R = immiscible_radius * r_L`` instead of ``r_L`` (``d = R/2 (1 - l/R) n``,
@@ -171,13 +171,13 @@ def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv, mat=None, mass_table=None,
     rvec = p[None, :, :] - p[:, None, :]                         # rvec[i, j] = x_j - x_i
     l2 = rvec[..., 0] * rvec[..., 0] + rvec[..., 1] * rvec[..., 1]
     idx = np.arange(n)
-    rad = np.full((n, n), float(r_l))
+    rad = np.full((n, n), fluid_radius * r_l)
     share = np.ones((n, n))
     if mat is not None:
         k = np.asarray(mat[:n], dtype=np.int64)
         m = np.asarray(mass_table, dtype=np.float64)[k]
         g = np.asarray(group_table)[k]
-        rad = np.where(g[:, None] == g[None, :], r_l, immiscible_radius * r_l)
+        rad = np.where(g[:, None] == g[None, :], fluid_radius * r_l, immiscible_radius * r_l)
         share = 2.0 * m[None, :] / (m[:, None] + m[None, :])
     near = (l2 < rad * rad) & (idx[:, None] != idx[None, :])
     ok = l2 > _COINCIDENT_L2

@@ -7,9 +7,10 @@ j equal and opposite shares; stripes of grid rows make the parallel passes race-
 bit-identical to the serial ones (the lists and the stripes: :mod:`.neighbour_lists`). That is
 deterministic and converges as well in the paper's 3 passes.
 
-Per pair (i, j) at distance ``l < r_L`` along unit ``n`` (from i to j), Eq. 6 gives
-``d = r_L/2 (1 - l/r_L) n``: i moves by ``-d``, j by ``+d``, and their velocities change by
-``-d * dv`` and ``+d * dv``.
+Per pair (i, j) at distance ``l < R`` along unit ``n`` (from i to j), Eq. 6 gives
+``d = R/2 (1 - l/R) n``: i moves by ``-d``, j by ``+d``, and their velocities change by
+``-d * dv`` and ``+d * dv``. The paper's ``R`` is ``r_L``; here two fluid particles repel within
+``R = FLUID_RADIUS * r_L`` (0.9) and solids at ``r_L``.
 
 Solid particles (walls, bodies) never move. A fluid particle near solids gets the same Eq. 6
 displacement and velocity change from each of them, and in addition loses the part of its velocity
@@ -77,6 +78,13 @@ __all__ = [
 #: Repulsion radius between particles of immiscible materials, in units of ``r_L``: at most the
 #: neighbour lists' cutoff ``1 + skin`` (``FluidSystem.NEIGHBOUR_SKIN`` = 0.1).
 IMMISCIBLE_RADIUS = 1.1
+#: Repulsion radius between two fluid particles of miscible materials, in units of ``r_L``
+#: (solids repel at ``r_L``). ``r_L`` is the spacing of the hexagonal lattice at the rest density
+#: ``gamma``; a liquid at that density has half its near pairs closer than ``r_L``, so at ``r_L``
+#: the repulsion pushed the fluid apart every substep and the density correction pulled it back:
+#: particles moved ~0.3 units a substep in a pool at rest, and it jiggled at 1.3 % of
+#: ``sqrt(g d)`` 50 deep (at 0.9: 0.73 %; see ``docs/architecture.md``, Local repulsion).
+FLUID_RADIUS = 0.9
 
 
 def pair_tables(mass, group, r_l):
@@ -87,7 +95,7 @@ def pair_tables(mass, group, r_l):
     material a takes from a partner of material b."""
     mass = np.asarray(mass, np.float64)
     group = np.asarray(group)
-    rad = np.where(group[:, None] == group[None, :], r_l, IMMISCIBLE_RADIUS * r_l)
+    rad = np.where(group[:, None] == group[None, :], FLUID_RADIUS * r_l, IMMISCIBLE_RADIUS * r_l)
     share = 2.0 * mass[None, :] / (mass[:, None] + mass[None, :])
     return 0.5 * rad, 1.0 / rad, share
 
@@ -336,8 +344,8 @@ def repulse_passes(fluid, mass_table, grid, lists, contacts, consts, scratch, ou
     _, _, touch, n_touch = contacts
     iters, r_l, dv = consts
     disp, inel, _ = scratch
-    half = 0.5 * r_l
-    inv_r = 1.0 / r_l
+    half = 0.5 * FLUID_RADIUS * r_l
+    inv_r = 1.0 / (FLUID_RADIUS * r_l)
     for i in range(n):
         disp[i, 0] = 0.0
         disp[i, 1] = 0.0
@@ -372,8 +380,8 @@ def repulse_passes_parallel(fluid, mass_table, grid, lists, contacts, consts, sc
     _, _, touch, n_touch = contacts
     iters, r_l, dv = consts
     disp, inel, _ = scratch
-    half = 0.5 * r_l
-    inv_r = 1.0 / r_l
+    half = 0.5 * FLUID_RADIUS * r_l
+    inv_r = 1.0 / (FLUID_RADIUS * r_l)
     nw = max(nthreads, 1)
     cum = np.empty((2, nstripes + 1), np.int64)
     m0 = _stripe_work(n_start, nx, bounds, nstripes, row_work, 0, 2, cum[0])
@@ -459,7 +467,7 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
     for color in range(2):
         for s in range(color, nst, 2):
             _fluid_pass(n_start[bounds[s] * nx], n_start[bounds[s + 1] * nx], pos, nbr, cnt,
-                        0.5 * r_l, 1.0 / r_l, disp)
+                        0.5 * FLUID_RADIUS * r_l, 1.0 / (FLUID_RADIUS * r_l), disp)
     w = np.zeros(cap)
     _contact_pass((pos, vel, np.asarray(mat, np.uint8), n), np.asarray(mass_table, np.float64),
                   (nbr, cnt, s_nbr, s_cnt), (s_pos, s_vel, touch, nt), r_l, dv, (disp, inel, w),
