@@ -93,21 +93,15 @@ def _push_out_capsule(px, py, ox, oy, verts, v0, r, eps):
     le = math.sqrt(ex * ex + ey * ey)
     side_new = ex * (py - ay) - ey * (px - ax)
     side_old = ex * (oy - ay) - ey * (ox - ax)
-    ln = math.sqrt(l2)
-    if le > 1e-12 and (side_new * side_old < 0.0 or ln <= 1e-12):
+    if le > 1e-12 and (side_new * side_old < 0.0 or math.sqrt(l2) <= 1e-12):
         # crossed (or sits on) the core line: out on the side it came from
         s = 1.0 if side_old > 0.0 else -1.0
         if side_old == 0.0:
             s = 1.0 if side_new >= 0.0 else -1.0
         nx_ = -ey / le * s
         ny_ = ex / le * s
-    elif ln > 1e-12:
-        nx_ = dx / ln
-        ny_ = dy / ln
-    else:
-        nx_ = 0.0
-        ny_ = 1.0
-    return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
+        return True, qx + nx_ * (r + eps), qy + ny_ * (r + eps), nx_, ny_
+    return _push_out_circle(px, py, qx, qy, r, eps)  # else out from the nearest core point
 
 
 @njit(cache=True)
