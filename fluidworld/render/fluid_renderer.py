@@ -48,7 +48,9 @@ class DropletStyle:
     """Look of the ``"sprites"`` mode (one elongated droplet per particle).
 
     Attributes:
-        radius: Droplet radius at rest density, in particle spacings.
+        radius: Droplet radius at rest density, in particle spacings (1.1: since fluid particles
+            repel within 0.9 spacings they bunch a little, and at 1.0 specks of background
+            showed between droplets, 0.05 % of a full tank's pixels; 0.008 % at 1.1).
         size_at_zero_density: Size factor of an isolated particle (density ratio 0).
         size_per_density: Size factor gained per unit of density ratio.
         size_min: Lower clamp of the size factor.
@@ -67,7 +69,7 @@ class DropletStyle:
         TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range.
     """
 
-    radius: float = 1.0
+    radius: float = 1.1
     size_at_zero_density: float = 0.5
     size_per_density: float = 0.5
     size_min: float = 0.45
