@@ -461,11 +461,6 @@ def _shape_pass(q, nh, fluid, mats, shapes, bodies, bins, scratch, params):
     ty0 = box[q, 1] + margin
     tx1 = box[q, 2] - margin
     ty1 = box[q, 3] - margin
-    w = state[b, 6]
-    vbx = state[b, 4]
-    vby = state[b, 5]
-    cgx = state[b, 7]
-    cgy = state[b, 8]
     sx0 = box[q, 0] - gq
     sy0 = box[q, 1] - gq
     sx1 = box[q, 2] + gq
@@ -485,8 +480,7 @@ def _shape_pass(q, nh, fluid, mats, shapes, bodies, bins, scratch, params):
                     continue  # its move (at most the reach) cannot meet the shape's box
                 ax = old_pos[p, 0] if use_old else px
                 ay = old_pos[p, 1] if use_old else py
-                ox = ax + (vbx - w * (py - cgy)) * h_body
-                oy = ay + (vby + w * (px - cgx)) * h_body
+                ox, oy = _origin(p, b, px, py, ax, ay, h_body, state)
                 if max(px, ox) < tx0 or min(px, ox) > tx1 or max(py, oy) < ty0 or (
                         min(py, oy) > ty1):
                     continue  # the move's box misses the shape's own
