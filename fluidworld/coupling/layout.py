@@ -52,7 +52,6 @@ MASS_FLOOR = 0.25
 MASS_FLOOR_BARE = 1.0
 
 
-
 def _cat(arrs: list[NDArray[Any]], empty: NDArray[Any]) -> NDArray[Any]:
     """The arrays one after the other (contiguous), or a copy of ``empty`` if there are none."""
     return np.ascontiguousarray(np.concatenate(arrs)) if arrs else empty.copy()
@@ -60,8 +59,7 @@ def _cat(arrs: list[NDArray[Any]], empty: NDArray[Any]) -> NDArray[Any]:
 
 def _owners(owner_of: list[int], rows: list[int]) -> NDArray[np.int64]:
     """Each sample's body: ``owner_of[k]`` repeated ``rows[k]`` times for shape ``k``."""
-    return _cat([np.full(n, o, np.int64) for n, o in zip(rows, owner_of, strict=True)],
-                np.zeros(0, np.int64))
+    return np.repeat(np.asarray(owner_of, np.int64), np.asarray(rows, np.int64))
 
 
 class SampleLayout:
