@@ -211,7 +211,11 @@ class FluidHelpers:
     ) -> Emitter:
         """A nozzle: ``rate`` particles per second (exactly ``rate x time``, accumulated)
         leave ``position`` along ``direction`` at ``speed``, spread across ``width``
-        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`.
+        (default one particle spacing). ``rate`` is at most :data:`MAX_EMITTER_RATE`. With
+        ``solver="ddr"`` or ``"constraint"`` a jet that would be more than twice as dense as
+        the fluid at rest (``rate * particle_area > 2 * speed * width``) is spread wider, to
+        that density: their pressure would spray it apart (SRD compresses it and keeps the
+        width).
         Particles that would start inside a shape that holds water (the nozzle in a wall, or a
         body passing over it) are not emitted: they count in ``Emitter.blocked``, and the first
         time a ``RuntimeWarning`` says so."""
@@ -300,9 +304,10 @@ class FluidHelpers:
         lateral = (e._slot + _GOLDEN * np.arange(1, k + 1)) % 1.0 - 0.5
         e._slot = float((e._slot + _GOLDEN * k) % 1.0)
         along = e.speed * dt * (1.0 - t)
+        width = self._jet_width(e)
         pts = np.column_stack([
-            e.position[0] + dx * along - dy * lateral * e.width,
-            e.position[1] + dy * along + dx * lateral * e.width,
+            e.position[0] + dx * along - dy * lateral * width,
+            e.position[1] + dy * along + dx * lateral * width,
         ])
         p = f.params
         eps = 1e-6 * p.a0
@@ -316,6 +321,25 @@ class FluidHelpers:
         f.add_particles(pts, (dx * e.speed, dy * e.speed), material)
         e.emitted += k
         self.particles_added += k
+
+    def _jet_width(self, e: Emitter) -> float:
+        """The width ``e``'s particles are spread across: its own, or, where the solver takes
+        a jet at most ``emit_packing`` times as dense as its fluid at rest (a solver attribute;
+        SRD has none) and ``e.rate`` would pack it denser, the width that packing needs:
+        ``rate`` particles a second at ``speed`` fill ``rate * particle_area / speed`` of width
+        at rest. A jet slower than a particle that fell one spacing, ``sqrt(2 g r_L)``, counts
+        at that speed (gravity, not the nozzle, then draws it out). At most the domain's
+        larger side."""
+        packing = getattr(self.fluid.solver, "emit_packing", None)
+        if packing is None or e.rate <= 0.0:
+            return e.width
+        f = self.fluid
+        p = f.params
+        speed = max(e.speed, math.sqrt(2.0 * math.hypot(*p.gravity) * f.r_l))
+        if speed <= 0.0:  # no jet speed and no gravity: nothing draws it out
+            return e.width
+        need = e.rate * p.particle_area / (speed * packing)
+        return min(max(e.width, need), max(p.width, p.height))
 
     def _inside_near(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Which of a few points lie inside a coupled shape: only the shapes whose boxes in

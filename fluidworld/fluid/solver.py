@@ -70,7 +70,9 @@ class Solver(Protocol):
     # whole pressure on the bodies (the coupler reads it with ``getattr``, False if absent);
     # ``rest_fill: float``, the number density its fluid rests at (1 if absent);
     # ``solid_inset: float``, how far inside a body's surface the coupler puts its solid
-    # particles, in ``r_L`` (0.75 if absent; ``CouplingParams.solid_inset`` overrides it).
+    # particles, in ``r_L`` (0.75 if absent; ``CouplingParams.solid_inset`` overrides it);
+    # ``emit_packing: float``, how many times as dense as the fluid at rest an emitter's jet may
+    # be: the World spreads a denser one wider (no limit if absent).
 
     def attach(self, fluid: FluidSystem) -> None:
         """Bind to ``fluid`` and allocate scratch for its grids and capacity (called again if
