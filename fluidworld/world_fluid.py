@@ -328,8 +328,8 @@ class FluidHelpers:
         SRD has none) and ``e.rate`` would pack it denser, the width that packing needs:
         ``rate`` particles a second at ``speed`` fill ``rate * particle_area / speed`` of width
         at rest. A jet slower than a particle that fell one spacing, ``sqrt(2 g r_L)``, counts
-        at that speed (gravity, not the nozzle, then draws it out). At most the domain's
-        larger side."""
+        at that speed (gravity, not the nozzle, then draws it out). Spread to at most the
+        domain's larger side."""
         packing = getattr(self.fluid.solver, "emit_packing", None)
         if packing is None or e.rate <= 0.0:
             return e.width
@@ -339,7 +339,7 @@ class FluidHelpers:
         if speed <= 0.0:  # no jet speed and no gravity: nothing draws it out
             return e.width
         need = e.rate * p.particle_area / (speed * packing)
-        return min(max(e.width, need), max(p.width, p.height))
+        return max(e.width, min(need, max(p.width, p.height)))
 
     def _inside_near(self, pts: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Which of a few points lie inside a coupled shape: only the shapes whose boxes in

@@ -137,9 +137,9 @@ class DDRSolver:
     contacts_carry_pressure = True
     #: Emitters spread their jets at least wide enough to be at most this many times as dense
     #: as the fluid at rest (``World`` reads it; SRD, which compresses, has no limit): the
-    #: pressure of an overpacked jet pushes it apart in a substep (packed 8x, a jet sprayed
-    #: at 2,300 units/s from where it plunged into a pool; 16x, at the speed cap; 2x: at the
-    #: speed it fell at).
+    #: pressure of an overpacked jet pushes it apart in a substep (packed 16x, a jet was
+    #: thrown apart at the speed cap as it left the nozzle; 8x: sprayed at 2,300 units/s; 2x:
+    #: it plunged into a pool at the speed it fell at).
     emit_packing = 2.0
 
     def __init__(self, params: DDRParams | None = None) -> None:
