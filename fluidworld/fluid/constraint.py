@@ -467,7 +467,7 @@ def _columns(pos, n, mat, mass, solid_pos, a0, nx, ny, columns):
     for t in range(len(solid_pos)):
         x = solid_pos[t, 0]
         y = solid_pos[t, 1]
-        if 0.0 <= x <= nx * a0 and 0.0 <= y <= ny * a0:  # (the box walls' lie outside)
+        if 0.0 <= x <= nx * a0 and 0.0 <= y <= ny * a0:  # (the box walls' solids lie outside)
             solid[_cell(y, inv, ny) * nx + _cell(x, inv, nx)] = True
     for xx in range(nx):
         top = -np.inf
