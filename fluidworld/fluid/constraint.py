@@ -86,6 +86,12 @@ def _cell(x, inv, n):
     return min(max(int(x * inv), 0), n - 1)
 
 
+@njit(cache=True, inline="always")
+def _cell_at(x, y, inv, nx, ny):
+    """Row-major index of the grid cell (``1 / inv`` wide, ``nx x ny``) holding ``(x, y)``."""
+    return _cell(y, inv, ny) * nx + _cell(x, inv, nx)
+
+
 @njit(cache=True)
 def _build_one(i, pos, n, grid, solids, radius, lists, s_lists):
     """Lists, density, mass term of particle ``i`` (writes row ``i`` only)."""
@@ -431,7 +437,7 @@ def store_warm_start(pos, n, lam, inv_g, gx, gy, g_sum, g_n):
     g_sum[:] = 0.0
     g_n[:] = 0.0
     for i in range(n):
-        c = _cell(pos[i, 1], inv_g, gy) * gx + _cell(pos[i, 0], inv_g, gx)
+        c = _cell_at(pos[i, 0], pos[i, 1], inv_g, gx, gy)
         g_sum[c] += lam[i]
         g_n[c] += 1.0
     for c in range(gx * gy):
@@ -443,7 +449,7 @@ def read_warm_start(pos, n, inv_g, gx, gy, g_avg, scale, lam):
     """``lam[i] = scale x`` the cell average that :func:`store_warm_start` left at ``pos[i]``,
     -1 where that cell held no particle."""
     for i in range(n):
-        c = _cell(pos[i, 1], inv_g, gy) * gx + _cell(pos[i, 0], inv_g, gx)
+        c = _cell_at(pos[i, 0], pos[i, 1], inv_g, gx, gy)
         lam[i] = scale * g_avg[c] if g_avg[c] >= 0.0 else -1.0
 
 
@@ -460,7 +466,7 @@ def _columns(pos, n, mat, mass, solid_pos, a0, nx, ny, columns):
     cell_m[:] = 0.0
     solid[:] = False
     for i in range(n):
-        k = _cell(pos[i, 1], inv, ny) * nx + _cell(pos[i, 0], inv, nx)
+        k = _cell_at(pos[i, 0], pos[i, 1], inv, nx, ny)
         cell_top[k] = max(cell_top[k], pos[i, 1])
         occ[k] += 1
         cell_m[k] += mass[mat[i]]
@@ -468,7 +474,7 @@ def _columns(pos, n, mat, mass, solid_pos, a0, nx, ny, columns):
         x = solid_pos[t, 0]
         y = solid_pos[t, 1]
         if 0.0 <= x <= nx * a0 and 0.0 <= y <= ny * a0:  # (the box walls' solids lie outside)
-            solid[_cell(y, inv, ny) * nx + _cell(x, inv, nx)] = True
+            solid[_cell_at(x, y, inv, nx, ny)] = True
     for xx in range(nx):
         top = -np.inf
         m = 0.0
@@ -512,7 +518,7 @@ def seed_hydrostatic(pos, n, mat, mass, solid_pos, grid, per_depth, floor, colum
     run_top, sup, run_m = columns[3], columns[4], columns[6]
     inv = 1.0 / a0
     for i in range(n):
-        k = _cell(pos[i, 1], inv, ny) * nx + _cell(pos[i, 0], inv, nx)
+        k = _cell_at(pos[i, 0], pos[i, 1], inv, nx, ny)
         hyd = per_depth * run_m[k] * max(run_top[k] - pos[i, 1], 0.0)
         if lam[i] < 0.0:
             lam[i] = hyd
