@@ -2,10 +2,11 @@
 
 One table, a row per solver of :data:`~fluidworld.fluid.solvers.SOLVER_NAMES`: ms per 1/60 s
 step of a dam break (fluid only) at each size and the cost per particle-step against SRD (same
-process); the tank at rest (100 deep, 5 s): compressibility as its bottom's density over its mean
-(:func:`~fluidworld.fidelity.stability.bottom_compression`, a kernel sum), mean speed over ``sqrt(g d)`` and the surface height against the
-filled 100; the volume drift of a dam break after it settles (the area under its surface against
-the block's); and the Archimedes error of a 0.6 box on a pool (submerged fraction - 0.6).
+process); the tank at rest (100 deep, 5 s): compressibility as its bottom's density over its
+mean (:func:`~fluidworld.fidelity.stability.bottom_compression`, a kernel sum), mean speed over
+``sqrt(g d)`` and the surface height against the filled 100; the volume drift of a dam break
+after it settles (the area under its surface against the block's); and the Archimedes error of
+a 0.6 box on a pool (submerged fraction - 0.6).
 
 Run: ``python benchmarks/solvers.py [--sizes 10000,50000] [--steps N]``
 """

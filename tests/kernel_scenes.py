@@ -147,13 +147,15 @@ def sorted_scene(seed, gamma=5.0, n=200, walls=True, grid="rl"):
     return sc, pos2, vel2, mat2, start, s_start, s_order
 
 
-def kernel_repulse(kern, sc, pos, vel, start, s_start, s_order, dv, s_pos=None, s_vel=None):
+def kernel_repulse(kern, sc, pos, vel, start, s_start, s_order, dv, s_pos=None, s_vel=None,
+                   **still):
     cap = len(pos)
     disp = np.full((cap, 2), np.nan)
     dvel = np.full((cap, 2), np.nan)
     wsum = np.full(cap, np.nan)
     kern(pos, vel, start, sc.nb_nx, sc.nb_ny, sc.s_pos if s_pos is None else s_pos,
-         sc.s_vel if s_vel is None else s_vel, s_start, s_order, sc.r_l, dv, disp, dvel, wsum)
+         sc.s_vel if s_vel is None else s_vel, s_start, s_order, sc.r_l, dv, disp, dvel, wsum,
+         **still)
     return disp, dvel, wsum
 
 

@@ -30,6 +30,9 @@ from fluidworld.fluid import FluidParams, FluidSystem, Material
         ({"gravity": (0.0, math.nan)}, "gravity"),
         ({"dt": 100.0}, "substeps"),
         ({"a0": 1e-6}, "cells"),
+        ({"wall_inelastic": 1.5}, "wall_inelastic"),
+        ({"wall_inelastic": -0.1}, "wall_inelastic"),
+        ({"wall_inelastic": math.nan}, "wall_inelastic"),
     ],
 )
 def test_bad_params_raise_value_error_naming_the_parameter(changes, needle):

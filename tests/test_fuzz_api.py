@@ -115,7 +115,8 @@ def test_bind(level: Level, key: Any) -> None:
 @EXAMPLES
 @given(st.dictionaries(st.sampled_from(["a0", "gamma", "dt", "substeps", "gravity", "seed",
                                         "repulsion_iterations", "pressure_iterations",
-                                        "repulsion_dv", "width", "height"]),
+                                        "repulsion_dv", "width", "height",
+                                        "wall_inelastic"]),
                        st.one_of(anything, st.tuples(num, num)), max_size=3))
 def test_fluid_params(changes: dict[str, Any]) -> None:
     try:

@@ -186,6 +186,33 @@ def test_repulse_fluid_matches_brute_force(seed, gamma, grid):
     assert np.array_equal(pw[:n], wsum[:n])
 
 
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_still_solids_take_their_share_of_the_inelastic_contact(seed):
+    """``FluidParams.wall_inelastic``: the walls (at rest) remove ``still`` of a particle's
+    velocity into them; solids of dynamic bodies (``s_dyn``, here a run of wall solids) and
+    moving solids (the ring) all of it. Kernel against reference; and the share changes the
+    result where particles press on the walls."""
+    sc, pos, vel, mat, start, s_start, s_order = sorted_scene(seed, gamma=5.0, grid="rl")
+    dv = 0.37
+    s_dyn = np.zeros(len(sc.s_pos), bool)
+    s_dyn[: len(sc.s_pos) // 8] = True
+    still = {"still": 0.25, "s_dyn": s_dyn}
+    n = sc.n
+    disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
+                                      s_order, dv, **still)
+    rdisp, rdvel, rwsum = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, **still)
+    close(wsum[:n], rwsum)
+    close_eq6(disp[:n], rdisp, sc.r_l)
+    close_eq6(dvel[:n], rdvel, sc.r_l * dv)
+    _, full, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv)
+    _, none_dyn, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, still=0.25)
+    assert np.abs(full - rdvel).max() > 1e-3  # the walls' share changed something
+    assert np.abs(none_dyn - rdvel).max() > 1e-3  # and the dynamic run kept all of it
+    pd, pv, pw = kernel_repulse(repulsion.repulse_fluid_parallel, sc, pos, vel, start, s_start,
+                                s_order, dv, **still)
+    assert np.array_equal(pv[:n], dvel[:n]) and np.array_equal(pd[:n], disp[:n])
+
+
 def test_repulse_fluid_without_solids_and_coincident_split():
     sc, pos, vel, mat, start, _, _ = sorted_scene(5)
     no = np.zeros((0, 2))

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from ..fluid import FluidParams
 from ..world import World
 from . import Row
 from .buoyancy import polygon_below
@@ -90,10 +91,13 @@ def square_log_angle(density: float, side: float = 40.0, seconds: float = 15.0,
     return min(a, 90.0 - a)
 
 
-def rest_speed(depth: float, width: float = 300.0, solver: str = "srd") -> float:
-    """Mean particle speed over ``sqrt(g depth)`` in a pool of water ``depth`` deep at rest,
-    averaged over its 5th-10th second."""
-    w = World(width, max(3.0 * depth, 200.0), solver=solver)
+def rest_speed(depth: float, width: float = 300.0, solver: str = "srd",
+               wall_inelastic: float = 1.0) -> float:
+    """Mean particle speed over ``sqrt(g depth)`` in a pool of water ``depth`` deep at rest
+    (game preset with ``wall_inelastic``), averaged over its 5th-10th second."""
+    height = max(3.0 * depth, 200.0)
+    w = World(width, height, solver=solver,
+              params=FluidParams.game(width, height, wall_inelastic=wall_inelastic))
     w.add_fluid_rect(0.0, 0.0, width, depth)
     speeds = []
     for i in range(600):

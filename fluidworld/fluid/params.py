@@ -207,6 +207,14 @@ class FluidParams:
         seed: Seed of the random generator (grid shifts, rotation signs). Same seed, same run.
         max_particles: Capacity limit; adding more raises ``ValueError``.
         wall_solids: Put solid particles along the domain walls (paper Sec. 3.3).
+        wall_inelastic: Share of a fluid particle's velocity into a *still* solid (the domain
+            walls, static shapes, a kinematic body at rest) that the contact removes, in
+            [0, 1]; solids of dynamic bodies and of moving ones always remove all of it. 1 (the
+            paper's contact, both presets) heats the rows on the floor: SRD water at rest
+            moves at 1.2-1.3 % of ``sqrt(g d)`` 30 deep. 0.25 calms shallow pools (30 deep
+            0.85-0.98 %, 50 deep 0.57-0.87 %) but slows what that noise starts: oil laid
+            under water in thin layers may not overturn within 15 s (``docs/architecture.md``,
+            "Cell pressure").
     """
 
     width: float = 640.0
@@ -226,6 +234,7 @@ class FluidParams:
     seed: int = 0
     max_particles: int = 2_000_000
     wall_solids: bool = True
+    wall_inelastic: float = 1.0
 
     def __post_init__(self) -> None:
         a0 = _positive("a0", self.a0)
@@ -267,6 +276,9 @@ class FluidParams:
             raise ValueError(
                 f"pressure_clamp must be > 0 (inf for none), got {self.pressure_clamp}"
             )
+        wi = _finite("wall_inelastic", self.wall_inelastic)
+        if not 0.0 <= wi <= 1.0:
+            raise ValueError(f"wall_inelastic must be in [0, 1], got {wi}")
         _int_in("seed", self.seed, 0, 2**63 - 1)
         _int_in("max_particles", self.max_particles, 1, MAX_PARTICLES_LIMIT)
         # Speed limit sanity: a particle falling for one step must not cross more than a cell.

@@ -119,7 +119,7 @@ def _eq6(rvec: F64, l2: F64, r_l: float) -> F64:
     return mag[..., None] * rvec / ln[..., None]
 
 
-def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv):
+def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv, still=1.0, s_dyn=None):
     """Brute-force fluid-solid contacts of one pass, per (fluid i, solid s) pair.
 
     Returns ``(disp, dvel, wsum)`` with ``disp`` and ``dvel`` of shape (n, m, 2) -- the position
@@ -129,7 +129,9 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv):
     fluid particle like a fluid neighbour (Eq. 6: displacement ``-d``, velocity ``-d dv``) and in
     addition removes the part of the particle's velocity relative to the solid that points into
     the solid, weighted ``w_s = (1 - l_s/r_L) / sum_s' (1 - l_s'/r_L)`` over the particle's solid
-    contacts (the weights of one particle sum to 1, so several contacts do not add up).
+    contacts (the weights of one particle sum to 1, so several contacts do not add up). A still
+    solid (at zero velocity and not marked in ``s_dyn``, the solids of dynamic bodies) removes
+    ``still`` of that part (``FluidParams.wall_inelastic``).
     """
     p = np.asarray(pos[:n], dtype=np.float64)
     v = np.asarray(vel[:n], dtype=np.float64)
@@ -148,20 +150,26 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv):
     vrel = v[:, None, :] - sv[None, :, :]
     vn = (vrel * unit).sum(axis=-1)                              # > 0: moving into the solid
     safe_wsum = np.where(wsum > 0.0, wsum, 1.0)[:, None]
+    is_still = (sv == 0.0).all(axis=1)
+    if s_dyn is not None:
+        is_still &= ~np.asarray(s_dyn, dtype=bool)
     inelastic = np.where(touch & (vn > 0.0), weight / safe_wsum * vn, 0.0)
+    inelastic = inelastic * np.where(is_still, still, 1.0)[None, :]
     dvel = dvel - inelastic[..., None] * unit
     return disp, dvel, wsum
 
 
 def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv, mat=None, mass_table=None,
-                  group_table=None, immiscible_radius=1.1, fluid_radius=0.9):
+                  group_table=None, immiscible_radius=1.1, fluid_radius=0.9, still=1.0,
+                  s_dyn=None):
     """One Jacobi repulsion pass (Eq. 5-6) by brute force over all fluid pairs and all solids.
 
     Returns ``(disp, dvel, wsum)`` for the first ``n`` particles. Every particle gathers, at the
     positions the pass starts from, ``-d`` (Eq. 6, radius ``R = fluid_radius * r_L``) from each
     fluid neighbour closer than ``R`` and the contact of :func:`solid_contacts` (radius ``r_L``)
-    from each solid; ``dvel = disp * dv`` for the fluid part. Two coincident fluid particles (no
-    direction) split along x by ``R/4`` each, the one with the lower index going to -x.
+    from each solid (``still``, ``s_dyn``: as there); ``dvel = disp * dv`` for the fluid part.
+    Two coincident fluid particles (no direction) split along x by ``R/4`` each, the one with
+    the lower index going to -x.
 
     Multiphase (``mat``, ``mass_table`` and ``group_table`` given): a pair of different groups
     uses the radius ``R = immiscible_radius * r_L`` instead of ``r_L`` (``d = R/2 (1 - l/R) n``,
@@ -188,7 +196,7 @@ def repulse_fluid(pos, vel, n, s_pos, s_vel, r_l, dv, mat=None, mass_table=None,
     side = np.where(idx[None, :] > idx[:, None], -1.0, 1.0)      # j above i: i goes to -x
     disp[:, 0] += (0.25 * rad * share * side * coincident).sum(axis=1)
     dvel = disp * dv
-    s_disp, s_dvel, wsum = solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv)
+    s_disp, s_dvel, wsum = solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv, still, s_dyn)
     return disp + s_disp.sum(axis=1), dvel + s_dvel.sum(axis=1), wsum
 
 

@@ -17,7 +17,12 @@ displacement and velocity change from each of them, and in addition loses the pa
 relative to the solid that points into the solid (an inelastic contact, weighted over its solid
 neighbours so that several contacts do not add up). The loop that gives the fluid a contact's
 velocity change adds minus its momentum to the solid, so the momentum exchanged with bodies is
-equal and opposite to round-off.
+equal and opposite to round-off. A *still* solid (not of a dynamic body, at zero velocity: the
+domain walls, static shapes, a kinematic body at rest) removes ``still`` of that velocity
+(``FluidParams.wall_inelastic``, 1 by default): all of it takes the gravity kick off the rows
+resting on the floor every substep, and the pressure stage, which holds the column anyway, adds
+its upward correction on top, so shallow pools jiggle; less of it calms them but slows the
+overturn of unstable layers that this noise starts (``docs/architecture.md``, "Cell pressure").
 
 Multiphase (materials of different masses or miscibility groups present; ``pair_*`` tables, see
 :func:`pair_tables`): a pair's two shares are weighted by mass, i moving by ``-d 2 m_j / (m_i +
@@ -33,10 +38,11 @@ The pass kernels take grouped arguments (tuples, unpacked on their first lines):
 * ``grid = (n_start, nx, ny, bounds, nstripes, row_work)`` and
   ``lists = (nbr, nbr_count, s_nbr, s_nbr_count)``: the bins, stripes and half lists of
   :mod:`.neighbour_lists` (the same tuples its build takes);
-* ``contacts = (s_pos, s_vel, touch, n_touch)``: the solid particles, and the fluid particles
-  with solid neighbours (``touch[:n_touch]``, from ``neighbour_lists.list_stats``);
-* ``consts = (iters, r_l, dv)``: Jacobi passes, repulsion radius, velocity change per unit
-  displacement;
+* ``contacts = (s_pos, s_vel, s_dyn, touch, n_touch)``: the solid particles (``s_dyn``: those
+  of dynamic bodies), and the fluid particles with solid neighbours (``touch[:n_touch]``, from
+  ``neighbour_lists.list_stats``);
+* ``consts = (iters, r_l, dv, still)``: Jacobi passes, repulsion radius, velocity change per unit
+  displacement, and the share of the inelastic contact a still solid takes (below);
 * ``scratch = (disp, inel, wsum)``: per-particle displacement, inelastic velocity change and
   contact weight;
 * ``out = (s_impulse, s_marked)``: what the solids received;
@@ -254,13 +260,14 @@ def _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pairs, disp):
 
 
 @njit(cache=True)
-def _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out):
+def _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, still, scratch, out):
     """Fluid-solid contacts of the particles in ``touch``: adds the Eq. 6 displacement to
-    ``disp``, sets the inelastic velocity change ``inel`` and the contact weight ``wsum``, and
-    adds to each solid minus the momentum it gave (paper Sec. 3.3)."""
+    ``disp``, sets the inelastic velocity change ``inel`` (``still`` of it from a still solid)
+    and the contact weight ``wsum``, and adds to each solid minus the momentum it gave (paper
+    Sec. 3.3)."""
     pos, vel, mat, _ = fluid
     _, _, s_nbr, s_nbr_count = lists
-    s_pos, s_vel, touch, n_touch = contacts
+    s_pos, s_vel, s_dyn, touch, n_touch = contacts
     disp, inel, wsum = scratch
     s_impulse, s_marked = out
     inv_r = 1.0 / r_l
@@ -292,6 +299,9 @@ def _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out):
                 ddx, ddy, ix, iy, hit = _contact(xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1],
                                                  s_vel[s, 0], s_vel[s, 1], r_l, w)
                 if hit:
+                    if not (s_dyn[s] or s_vel[s, 0] != 0.0 or s_vel[s, 1] != 0.0):
+                        ix *= still
+                        iy *= still
                     dx_sum += ddx
                     dy_sum += ddy
                     ix_sum += ix
@@ -341,8 +351,8 @@ def repulse_passes(fluid, mass_table, grid, lists, contacts, consts, scratch, ou
     pos, vel, mat, n = fluid
     n_start, nx, _, bounds, nstripes, _ = grid
     nbr, nbr_count, _, _ = lists
-    _, _, touch, n_touch = contacts
-    iters, r_l, dv = consts
+    _, _, _, touch, n_touch = contacts
+    iters, r_l, dv, still = consts
     disp, inel, _ = scratch
     half = 0.5 * FLUID_RADIUS * r_l
     inv_r = 1.0 / (FLUID_RADIUS * r_l)
@@ -358,7 +368,7 @@ def repulse_passes(fluid, mass_table, grid, lists, contacts, consts, scratch, ou
                     _fluid_pass(lo, hi, pos, nbr, nbr_count, half, inv_r, disp)
                 else:
                     _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pairs, disp)
-        _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out)
+        _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, still, scratch, out)
         _apply(0, n, pos, vel, disp, dv)
         _apply_inelastic(vel, touch, n_touch, inel)
 
@@ -377,8 +387,8 @@ def repulse_passes_parallel(fluid, mass_table, grid, lists, contacts, consts, sc
     pos, vel, mat, n = fluid
     n_start, nx, _, bounds, nstripes, row_work = grid
     nbr, nbr_count, _, _ = lists
-    _, _, touch, n_touch = contacts
-    iters, r_l, dv = consts
+    _, _, _, touch, n_touch = contacts
+    iters, r_l, dv, still = consts
     disp, inel, _ = scratch
     half = 0.5 * FLUID_RADIUS * r_l
     inv_r = 1.0 / (FLUID_RADIUS * r_l)
@@ -409,7 +419,7 @@ def repulse_passes_parallel(fluid, mass_table, grid, lists, contacts, consts, sc
                         _fluid_pass(lo_s, hi_s, pos, nbr, nbr_count, half, inv_r, disp)
                     else:
                         _fluid_pass_mp(lo_s, hi_s, pos, mat, nbr, nbr_count, pairs, disp)
-        _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, scratch, out)
+        _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, still, scratch, out)
         for w in prange(nw):
             _apply(lo[w], lo[w + 1], pos, vel, disp, dv)
         _apply_inelastic(vel, touch, n_touch, inel)
@@ -429,9 +439,11 @@ def _one_pass_result(n, disp, inel, touch, n_touch, dv, dvel, wsum):
 
 
 def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv,
-              disp, dvel, wsum, s_impulse, s_marked, parallel):
+              disp, dvel, wsum, s_impulse, s_marked, parallel, s_dyn=None, still=1.0):
     """One pass of the code FluidSystem runs, *not applied*: fills ``disp`` (position change),
-    ``dvel`` (velocity change) and ``wsum`` for the sorted particles; accumulates impulses."""
+    ``dvel`` (velocity change) and ``wsum`` for the sorted particles; accumulates impulses.
+    ``s_dyn``/``still``: see the module docstring (default: no dynamic solids, ``still`` 1)."""
+    s_dyn = np.zeros(len(s_pos), np.bool_) if s_dyn is None else np.asarray(s_dyn, np.bool_)
     n = int(n_start[-1])
     cap = max(len(pos), 1)
     bounds = np.zeros(N_STRIPES + 1, np.int64)
@@ -470,33 +482,35 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
                         0.5 * FLUID_RADIUS * r_l, 1.0 / (FLUID_RADIUS * r_l), disp)
     w = np.zeros(cap)
     _contact_pass((pos, vel, np.asarray(mat, np.uint8), n), np.asarray(mass_table, np.float64),
-                  (nbr, cnt, s_nbr, s_cnt), (s_pos, s_vel, touch, nt), r_l, dv, (disp, inel, w),
+                  (nbr, cnt, s_nbr, s_cnt), (s_pos, s_vel, s_dyn, touch, nt), r_l, dv, float(still),
+                  (disp, inel, w),
                   (s_impulse, s_marked))
     _one_pass_result(n, disp, inel, touch, nt, dv, dvel, wsum)
     wsum[touch[:nt]] = w[touch[:nt]]
 
 
 def repulse_fluid(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp, dvel,
-                  wsum):
+                  wsum, still=1.0, s_dyn=None):
     """One Jacobi repulsion pass (Eq. 6) straight from the sorted bins, not applied (serial).
 
     Fills ``disp`` (position change), ``dvel`` (velocity change) and ``wsum`` (total solid contact
     weight, 0 where a particle touches no solid). A convenience entry point (tests, tools) over
-    the kernels ``FluidSystem`` runs: half lists at cutoff ``r_L``, then one pass.
+    the kernels ``FluidSystem`` runs: half lists at cutoff ``r_L``, then one pass. ``still``,
+    ``s_dyn``: the still solids' share of the inelastic contact (module docstring).
     """
     m = len(s_pos)
     _one_pass(pos, vel, np.zeros(len(pos), np.uint8), np.ones(1), n_start, nx, ny, s_pos, s_vel,
               s_start, s_order, r_l, dv, disp, dvel, wsum, np.zeros((m, 2)), np.zeros(m, bool),
-              False)
+              False, s_dyn, still)
 
 
 def repulse_fluid_parallel(pos, vel, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv, disp,
-                           dvel, wsum):
+                           dvel, wsum, still=1.0, s_dyn=None):
     """:func:`repulse_fluid` with the parallel list build; bit-identical results."""
     m = len(s_pos)
     _one_pass(pos, vel, np.zeros(len(pos), np.uint8), np.ones(1), n_start, nx, ny, s_pos, s_vel,
               s_start, s_order, r_l, dv, disp, dvel, wsum, np.zeros((m, 2)), np.zeros(m, bool),
-              True)
+              True, s_dyn, still)
 
 
 def accumulate_solid_impulses(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,

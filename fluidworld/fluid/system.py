@@ -359,8 +359,9 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         nst, n_touch = self._build_neighbour_lists()
         # the argument groups: see the repulsion module's docstring
         args = ((self.pos, self.vel, self.mat, n), self._mass, self._nb_grid(nst),
-                self._nb_lists(), (self.solid_pos, self.solid_vel, self._touch, n_touch),
-                (p.repulsion_iterations, self.r_l, p.repulsion_dv),
+                self._nb_lists(),
+                (self.solid_pos, self.solid_vel, self.solid_wet, self._touch, n_touch),
+                (p.repulsion_iterations, self.r_l, p.repulsion_dv, p.wall_inelastic),
                 (self._disp, self._inel, self._wsum), (self.solid_impulse, self.solid_marked))
         # materials of different masses or miscibility groups: the multiphase pair pass
         mix = repulsion.material_mix_parallel if self.parallel else repulsion.material_mix
