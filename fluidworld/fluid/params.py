@@ -214,7 +214,7 @@ class FluidParams:
             moves at 1.2-1.3 % of ``sqrt(g d)`` 30 deep. 0.25 calms shallow pools (30 deep
             0.85-0.98 %, 50 deep 0.57-0.87 %) but slows what that noise starts: oil laid
             under water in thin layers may not overturn within 15 s (``docs/architecture.md``,
-            "Cell pressure").
+            "Local repulsion").
     """
 
     width: float = 640.0

@@ -22,7 +22,7 @@ domain walls, static shapes, a kinematic body at rest) removes ``still`` of that
 (``FluidParams.wall_inelastic``, 1 by default): all of it takes the gravity kick off the rows
 resting on the floor every substep, and the pressure stage, which holds the column anyway, adds
 its upward correction on top, so shallow pools jiggle; less of it calms them but slows the
-overturn of unstable layers that this noise starts (``docs/architecture.md``, "Cell pressure").
+overturn of unstable layers that this noise starts (``docs/architecture.md``, "Local repulsion").
 
 Multiphase (materials of different masses or miscibility groups present; ``pair_*`` tables, see
 :func:`pair_tables`): a pair's two shares are weighted by mass, i moving by ``-d 2 m_j / (m_i +
