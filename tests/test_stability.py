@@ -1,11 +1,13 @@
 """Rest and stability (``fluidworld.fidelity.stability``): the angle at which a square log
-floats against the theory of its centre of buoyancy, and how still a pool at rest stays."""
+floats against the theory of its centre of buoyancy, how still a pool at rest stays, and the
+kernel density that measures compression."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from fluidworld import World
 from fluidworld.fidelity import stability as S
 
 
@@ -86,3 +88,14 @@ def test_the_kernel_density_rejects_bad_input(positions: np.ndarray, radius: flo
                                               match: str) -> None:
     with pytest.raises(ValueError, match=match):
         S.kernel_density(positions, radius)
+
+
+def test_the_compression_of_too_little_fluid_is_refused() -> None:
+    w = World(200.0, 100.0)
+    with pytest.raises(ValueError, match="no fluid"):
+        S.bottom_compression(w)
+    w.add_fluid_rect(0.0, 0.0, 200.0, 20.0)
+    with pytest.raises(ValueError, match="too shallow"):
+        S.bottom_compression(w)
+    with pytest.raises(ValueError, match="spacings"):
+        S.bottom_compression(w, spacings=0.0)

@@ -163,6 +163,10 @@ def bottom_compression(world: World, spacings: float = 2.5) -> float:
     that carries its weight by compression is denser at the bottom (the constraint solver
     with ``baumgarte`` 0.1 and no hydrostatic floor: 1.08-1.10 in a pool 300 deep)."""
     x = world.fluid.positions
+    if not (math.isfinite(spacings) and spacings > 0.0):
+        raise ValueError(f"spacings must be positive and finite, got {spacings!r}")
+    if len(x) == 0:
+        raise ValueError("the world holds no fluid to measure")
     r = spacings * world.fluid.r_l
     rho = kernel_density(x, r)
     top = float(np.percentile(x[:, 1], 99))
