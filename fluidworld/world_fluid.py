@@ -147,9 +147,10 @@ class FluidHelpers:
         self, x0: float, y0: float, x1: float, y1: float, material: int | str = 0,
         spacing: float | None = None, velocity: tuple[float, float] = (0.0, 0.0),
     ) -> int:
-        """Fill a rectangle with fluid on a hexagonal lattice (rest density by default),
-        skipping points inside coupled shapes and within a quarter particle spacing of a static
-        one (:data:`WALL_FILL_MARGIN`); returns how many particles were added.
+        """Fill a rectangle with fluid on the fill lattice (rest density by default, see
+        :meth:`~fluidworld.fluid.FluidSystem.hex_lattice`), skipping points inside coupled
+        shapes and within a quarter particle spacing of a static one
+        (:data:`WALL_FILL_MARGIN`); returns how many particles were added.
 
         Raises:
             ValueError: empty or non-finite rectangle, bad spacing or material, too many

@@ -2,7 +2,7 @@
 
 Struct-of-arrays: ``pos``/``vel`` (capacity, 2) float64 and ``mat`` (capacity,) uint8, the first
 ``count`` rows live. The capacity grows by doubling, up to ``params.max_particles``. Particles are
-added one by one or as hexagonal lattices at rest density (a rectangle, a disc) and removed by
+added one by one or as fill lattices at rest density (a rectangle, a disc) and removed by
 mask or index. A particle of material ``k`` has mass ``_mass[k]``; the store sums the fluid's
 kinetic energy and momentum and hashes its state. :class:`~fluidworld.fluid.FluidSystem` builds
 on this store with the grids, the solids and the stages; its ``bin`` stage sorts the arrays, so
@@ -209,7 +209,8 @@ class ParticleStore(SpringStore):
         self, x0: float, y0: float, x1: float, y1: float, material: int = 0,
         velocity: tuple[float, float] = (0.0, 0.0), spacing: float | None = None,
     ) -> int:
-        """Fill a rectangle with particles on a hexagonal lattice; returns how many were added."""
+        """Fill a rectangle with particles on the fill lattice (:meth:`hex_lattice`); returns
+        how many were added."""
         for name, v in (("x0", x0), ("y0", y0), ("x1", x1), ("y1", y1)):
             if not math.isfinite(v):
                 raise ValueError(f"{name} must be finite, got {v}")
