@@ -51,8 +51,9 @@ The kernels take their arrays in groups (tuples, unpacked on the kernel's first 
   particles, their sort, the impulses and contact flags they record, and which of them the fluid
   wets (those of moving bodies: ``solid_pull`` applies to them only);
 * ``consts``: the scalars of a stage, ``(radius, lin, quad, h)`` for the viscosity and
-  ``(radius, cubic, rho0, k, k_near, h, h2, solid_push, solid_pull)`` for the relaxation kernels
-  (:func:`relax_positions` takes it without ``h2`` and adds it);
+  ``(radius, cubic, rho0, k, k_near, h, h2, solid_push, solid_pull, cohere, coh)`` for the
+  relaxation kernels (:func:`relax_positions` takes the first eight without ``h2`` and adds
+  it and the cohesion flag and table);
 * ``work``: scratch, ``(wsum, dv)`` for the viscosity and ``(rho, rho_near, disp)`` for the
   relaxation (``rho``, ``rho_near`` receive each particle's pressure and near pressure).
 """
@@ -62,6 +63,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from numba import njit, prange
 from numba.core.cpu_options import ParallelOptions
 
@@ -193,7 +195,7 @@ def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
     pos, _, mat, _, mu, n = fluid
     nb_start, nb_nx, nb_ny, inv_nb = grid
     solid_pos, s_start, s_order, _, _, _ = solids
-    radius, cubic, rho0, k, k_near, _, _, _, _ = consts
+    radius, cubic, rho0, k, k_near, _, _, _, _, _, _ = consts
     rho, rho_near, _ = work
     inv_r = 1.0 / radius
     r2max = radius * radius
@@ -238,7 +240,7 @@ def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
     pos, _, mat, _, mu, n = fluid
     nb_start, nb_nx, nb_ny, inv_nb = grid
     solid_pos, s_start, s_order, _, _, solid_wet = solids
-    radius, cubic, rho0, k, k_near, _, h2, solid_push, solid_pull = consts
+    radius, cubic, rho0, k, k_near, _, h2, solid_push, solid_pull, cohere, coh = consts
     rho, rho_near, disp = work
     inv_r = 1.0 / radius
     r2max = radius * radius
@@ -264,6 +266,8 @@ def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
                 r = math.sqrt(r2)
                 _, _, g, gn = _weights(1.0 - r * inv_r, cubic)
                 pair = (pi + rho[j]) * g + (pni + rho_near[j]) * gn
+                if cohere:  # Madams' pull between particles of one mix group
+                    pair -= k * coh[mat[i], mat[j]] * g
                 d = 0.5 * h2 * pair / (r * mi)
                 ddx -= d * dx
                 ddy -= d * dy
@@ -294,7 +298,7 @@ def _solid_range(lo, hi, fluid, grid, reach, solids, consts, work, first):
     pos, _, mat, mass, mu, n = fluid
     nb_start, nb_nx, nb_ny, inv_nb = grid
     solid_pos, _, _, solid_imp, solid_marked, solid_wet = solids
-    radius, cubic, rho0, k, k_near, h, h2, solid_push, solid_pull = consts
+    radius, cubic, rho0, k, k_near, h, h2, solid_push, solid_pull, _, _ = consts
     rho, rho_near, _ = work
     inv_r = 1.0 / radius
     r2max = radius * radius
@@ -357,6 +361,10 @@ def _relax_parallel(fluid, grid, reach, solids, consts, work):
                         work)
 
 
+#: The cohesion table of a fluid without cohesion (never read: the kernels check the flag).
+_NO_COHESION = np.zeros((1, 1))
+
+
 @njit(cache=True)
 def _add_disp(pos, disp, n):
     """``pos += disp``; returns the largest displacement component (how much further the
@@ -370,7 +378,7 @@ def _add_disp(pos, disp, n):
 
 
 def relax_positions(fluid, grid, reach, solids, solid_first, consts, work, parallel=False,
-                    passes=1):
+                    passes=1, cohesion=None):
     """Double density relaxation in ``passes`` Jacobi passes, each: densities (``rho``,
     ``rho_near``), each particle's displacement ``disp`` (``h^2 (P q + P_near q^2)`` per pair
     with Clavet's kernels, ``P`` the pair's summed pressures, ``1/(2 mu)`` of it per side; a
@@ -387,11 +395,18 @@ def relax_positions(fluid, grid, reach, solids, solid_first, consts, work, paral
     domain walls before it are zeroed: nothing reads them) get, per solid, minus the fluid's
     momentum change over the passes (its body's share). Returns the number of fluid-solid
     contacts (summed over the passes).
+
+    ``cohesion``: ``None``, or per pair of material ids the tension (in density units, times
+    the two material densities summed) by which two such particles pull each other on top of
+    their pressures (Madams' surface-tension term; ``Material.cohesion``, zero between mix
+    groups): the pair's push gets ``- k cohesion[a, b]`` times the density weight's gradient.
     """
     pos, n = fluid[0], fluid[5]
     solid_pos, _, _, solid_imp, solid_marked, _ = solids
     radius, cubic, rho0, k, k_near, h, solid_push, solid_pull = consts
-    consts = (radius, cubic, rho0, k, k_near, h, h * h, solid_push, solid_pull)
+    cohere = cohesion is not None
+    coh = cohesion if cohere else _NO_COHESION
+    consts = (radius, cubic, rho0, k, k_near, h, h * h, solid_push, solid_pull, cohere, coh)
     disp = work[2]
     fn = _relax_parallel if parallel and n > CHUNK else _relax_serial
     solid_imp[:solid_first] = 0.0

@@ -16,19 +16,21 @@ a blob without gravity rounds up) and stringy, blobby fluids by its knobs (:clas
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from . import advection, ddr, pressure
-from .params import _finite
+from .params import Material, _finite
 from .solver import VISCOUS_MATERIAL_NU
 
 if TYPE_CHECKING:
     from .system import FluidSystem
 
-__all__ = ["DDRParams", "DDRSolver", "KERNELS"]
+__all__ = ["DDRParams", "DDRSolver", "KERNELS", "cohesion_table"]
 
 #: Share of the near pressure's push at the fill lattice that the rest density takes back
 #: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
@@ -121,6 +123,22 @@ _RANGES = {
 }
 
 
+def cohesion_table(materials: Sequence[Material], lattice_density: float) -> NDArray | None:
+    """Per pair of material ids, the tension two such particles pull each other with
+    (:func:`~fluidworld.fluid.ddr.relax_positions`' ``cohesion``): the geometric mean of the
+    materials' :attr:`~fluidworld.fluid.Material.cohesion` times ``lattice_density`` (the fill
+    lattice's density sum) and the two material densities summed, zero between mix groups;
+    ``None`` when no material coheres (the kernels then skip the term)."""
+    c = np.array([m.cohesion for m in materials], np.float64)
+    if not (c > 0.0).any():
+        return None
+    mu = np.array([m.density for m in materials], np.float64)
+    groups = [m.mix_group for m in materials]
+    same = np.array([[ga == gb for gb in groups] for ga in groups])
+    return np.where(same, np.sqrt(np.outer(c, c)) * lattice_density * (mu[:, None] + mu[None, :]),
+                    0.0)
+
+
 class DDRSolver:
     """Double density relaxation (Clavet et al. 2005) over a FluidSystem's particle store.
 
@@ -148,6 +166,7 @@ class DDRSolver:
             raise TypeError(f"params must be a DDRParams, got {type(params).__name__}")
         self.fluid: FluidSystem | None = None
         self._prev = np.zeros((0, 2))
+        self._cohesion: NDArray | None = None
 
     @property
     def rest_fill(self) -> float:
@@ -173,6 +192,8 @@ class DDRSolver:
                                       NEAR_REST_SHARE * prm.near_stiffness / prm.stiffness,
                                       self._cubic)
         self._mu = np.array([m.density for m in fluid.material_table], np.float64)
+        self._cohesion = cohesion_table(fluid.material_table,
+                                        ddr.lattice_sums(fluid.r_l, self._radius, self._cubic)[0])
 
     def run_stage(self, stage: str, h: float) -> None:
         """Run one of :attr:`stages`."""
@@ -210,7 +231,7 @@ class DDRSolver:
                 (f.solid_pos, f._s_start, f._s_order, f.solid_impulse, f.solid_marked,
                  f.solid_wet), 0,
                 (self._radius, self._cubic, self._rho0, k, k_near, h, 1.0, prm.wetting),
-                (self._rho, self._rho_near, self._disp), par, prm.passes)
+                (self._rho, self._rho_near, self._disp), par, prm.passes, self._cohesion)
         elif stage == "advect":
             self._finish(h)
         else:

@@ -11,6 +11,7 @@ Units: lengths are world units (pixels unless the caller says otherwise), time i
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -102,6 +103,15 @@ class Material:
         plasticity: How fast (per time unit) a jelly's springs take on a deformation beyond
             10 % of their length, in [0, 100]: 0 springs back to the filled shape, larger
             values keep the shape it is pressed into (Clavet's plasticity).
+        cohesion: How strongly particles of this material pull those of its own mix group
+            with double density relaxation (``solver="ddr"``; Madams' surface-tension term), in
+            [0, 1]: a pair of them is pulled together as if the fluid were stretched by this
+            share of the fill lattice's density. A cohesive fluid holds together in drops and
+            strings and rests a little denser; pairs of different mix groups do not pull, so
+            between immiscible cohesive materials the interface has a tension of its own and a
+            drop of one in the other rounds up. 0 (the default): the solver's own surface
+            tension only. SRD has no surface tension and the constraint solver's impulses only
+            push: both ignore it.
         damping: Fraction of a particle's velocity relative to its SRD cell's mean removed per
             substep by the collision (Eq. 3's ``nu``), in [0, 1): it calms the particle-scale
             jiggle of a fluid at rest without the cost of the ``viscosity`` stage, and adds a
@@ -122,6 +132,7 @@ class Material:
     elasticity: float = 0.0
     plasticity: float = 0.0
     damping: float | None = None
+    cohesion: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -150,7 +161,7 @@ class Material:
             x = _finite(f"Material.{nm}", getattr(self, nm))
             if not 0.0 <= x <= 1.0:
                 raise ValueError(f"Material.{nm} must be in [0, 1], got {x}")
-        for nm, hi in (("elasticity", 1.0), ("plasticity", 100.0)):
+        for nm, hi in (("elasticity", 1.0), ("plasticity", 100.0), ("cohesion", 1.0)):
             x = _finite(f"Material.{nm}", getattr(self, nm))
             if not 0.0 <= x <= hi:
                 raise ValueError(f"Material.{nm} must be in [0, {hi:g}], got {x}")
@@ -162,6 +173,15 @@ class Material:
             raise TypeError(
                 f"Material.mix_group must be a non-empty string, got {self.mix_group!r}"
             )
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Unpickle (saves, copies): a material saved before a field existed gets its
+        default (``cohesion``, added 2026-11-28)."""
+        for f in dataclasses.fields(self):
+            if f.name not in state and f.default is not dataclasses.MISSING:
+                state = {**state, f.name: f.default}
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
 
 
 # viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,670 (SRD's own
