@@ -8,9 +8,9 @@ import pickle
 
 import numpy as np
 import pytest
-from test_ddr import circularity
 
 from fluidworld import World
+from fluidworld.fidelity import tension as T
 from fluidworld.fluid import WATER, FluidParams, Material
 from fluidworld.fluid.ddr_solver import cohesion_table
 
@@ -33,12 +33,7 @@ def _weightless(materials: tuple[Material, ...], solver: str = "ddr") -> World:
 def test_a_cohesive_blob_pulls_itself_rounder(cohesion: float, lo: float, hi: float) -> None:
     """A 60 x 120 blob without gravity: ``ddr``'s own surface tension leaves it at 0.891
     (circularity of its hull; a disc is 1), cohesion 0.3 at 0.937 (measured, 3 s)."""
-    w = _weightless((_water(cohesion),))
-    w.add_fluid_rect(130, 100, 190, 220)
-    n = w.fluid.count
-    _run(w, 180)
-    assert lo < circularity(w.fluid.positions) < hi
-    assert w.check().ok and w.fluid.count == n
+    assert lo < T.blob_circularity(60.0, 120.0, cohesion=cohesion, seconds=3.0) < hi
 
 
 @pytest.mark.parametrize(("cohesion", "lo", "hi"), [(0.0, 0.85, 0.93), (0.3, 0.96, 1.0)])
@@ -47,15 +42,15 @@ def test_immiscible_cohesive_fluids_have_an_interfacial_tension(cohesion: float,
     """A square of an immiscible fluid as dense as water, inside water, gravity off: with
     cohesion the two pull only their own, the interface has a tension and the square rounds
     up (0.977 after 3 s); without, it keeps the shape the first second leaves (0.896)."""
-    other = Material("other", (200, 60, 160, 255), damping=0.05, mix_group="other",
-                     cohesion=cohesion)
-    w = _weightless((_water(cohesion), other))
-    w.add_fluid_rect(40, 40, 280, 280)
-    f = w.fluid
-    p = f.positions
-    f.mat[: f.count][(np.abs(p[:, 0] - 160) < 40) & (np.abs(p[:, 1] - 160) < 40)] = 1
-    _run(w, 180)
-    assert lo < circularity(f.positions[f.materials == 1]) < hi
+    assert lo < T.drop_circularity(cohesion) < hi
+
+
+def test_the_blob_keeps_every_particle_and_stays_whole() -> None:
+    w = _weightless((_water(0.3),))
+    n = w.add_fluid_rect(130, 100, 190, 220)
+    _run(w, 120)
+    assert w.check().ok and w.fluid.count == n
+    assert np.linalg.norm(w.fluid.velocities, axis=1).max() < 20.0
 
 
 def test_cohesion_keeps_momentum() -> None:
@@ -106,3 +101,9 @@ def test_a_material_saved_before_cohesion_loads_without_it() -> None:
     assert old.cohesion == 0.0 and old == Material("goo", density=1.2)
     again = pickle.loads(pickle.dumps(Material("goo", cohesion=0.4)))
     assert again.cohesion == 0.4
+
+
+def test_the_tension_rows_of_the_fidelity_table_hold() -> None:
+    rows = T.rows(quick=False)
+    assert {r.group for r in rows} == {"tension"} and len(rows) == 6
+    assert all(r.ok for r in rows), [r for r in rows if not r.ok]

@@ -12,29 +12,10 @@ import pytest
 
 from fluidworld import World
 from fluidworld.fidelity import buoyancy as B
+from fluidworld.fidelity.tension import circularity
 from fluidworld.fluid import WATER, FluidParams, FluidSystem, Material
 from fluidworld.fluid import ddr as K
 from fluidworld.fluid.ddr_solver import DDRParams, DDRSolver
-
-
-def circularity(pts: np.ndarray) -> float:
-    """``4 pi A / P^2`` of the points' convex hull (1 for a disc, pi/4 for a square)."""
-    ps = sorted(map(tuple, pts))
-
-    def half(seq: list) -> list:
-        h: list = []
-        for p in seq:
-            while len(h) >= 2 and ((h[-1][0] - h[-2][0]) * (p[1] - h[-2][1])
-                                   - (h[-1][1] - h[-2][1]) * (p[0] - h[-2][0])) <= 0:
-                h.pop()
-            h.append(p)
-        return h
-
-    hp = np.array(half(ps)[:-1] + half(ps[::-1])[:-1])
-    x, y = hp[:, 0], hp[:, 1]
-    area = 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
-    perimeter = np.linalg.norm(hp - np.roll(hp, -1, axis=0), axis=1).sum()
-    return float(4.0 * math.pi * area / perimeter**2)
 
 
 def test_a_tank_at_rest_stays_at_rest_and_keeps_every_particle() -> None:

@@ -11,6 +11,7 @@ Modules (each exposes ``rows(quick: bool) -> list[Row]``):
 * :mod:`.viscosity` -- each material's measured kinematic viscosity, honey/water spreading.
 * :mod:`.buoyancy` -- Archimedes in each fluid, displacement, calm water.
 * :mod:`.stability` -- the angle a square log floats at; how still a pool at rest stays.
+* :mod:`.tension` -- surface and interfacial tension: how round a blob pulls itself.
 * :mod:`.walls` -- crossings of thin floors, closed shapes and joints under load; volume drift.
 """
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 __all__ = ["Row", "MODULES", "collect"]
 
 #: The measurement modules, in the order the table prints them.
-MODULES = ("multiphase", "viscosity", "buoyancy", "stability", "walls")
+MODULES = ("multiphase", "viscosity", "buoyancy", "stability", "tension", "walls")
 
 
 @dataclass(frozen=True)
