@@ -146,7 +146,7 @@ def test_blobs_round_up_in_flight_with_ddr() -> None:
     """The blobs demo runs double density relaxation: its first block of water, square when it
     is dropped, is round (hull circularity > 0.88; a square is 0.785) half a second later, still
     in the air."""
-    from test_ddr import circularity
+    from fluidworld.fidelity.tension import circularity
 
     s = LevelSession("blobs")
     world = s.world
