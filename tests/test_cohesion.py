@@ -138,3 +138,17 @@ def test_a_cohesive_drop_splashes_into_a_pool_in_one_piece(cohesion: float, whol
     p = w.fluid.positions[w.fluid.materials == 1]
     assert len(p) > 150 and w.check().ok
     assert (_pieces(p, 1.5 * w.fluid.r_l) == 1) == whole
+
+
+def test_a_ddr_solver_saved_before_cohesion_runs() -> None:
+    """A solver pickled before the field existed has no ``_cohesion``: it reads as none."""
+    w = World(200, 160, solver="ddr")
+    w.add_fluid_rect(0, 0, 200, 40)
+    w.step()
+    solver = w.fluid.solver
+    del solver.__dict__["_cohesion"]
+    copy = pickle.loads(pickle.dumps(w))
+    copy.step()
+    w.fluid.solver._cohesion = None
+    w.step()
+    assert copy.state_hash() == w.state_hash()

@@ -159,6 +159,9 @@ class DDRSolver:
     #: thrown apart at the speed cap as it left the nozzle; 8x: sprayed at 2,300 units/s; 2x:
     #: it plunged into a pool at the speed it fell at).
     emit_packing = 2.0
+    #: Per pair of material ids, the cohesion pull (:func:`cohesion_table`), set by
+    #: :meth:`attach`; ``None`` (also for a solver saved before cohesion existed): none.
+    _cohesion: NDArray | None = None
 
     def __init__(self, params: DDRParams | None = None) -> None:
         self.params = params if params is not None else DDRParams()
@@ -166,7 +169,6 @@ class DDRSolver:
             raise TypeError(f"params must be a DDRParams, got {type(params).__name__}")
         self.fluid: FluidSystem | None = None
         self._prev = np.zeros((0, 2))
-        self._cohesion: NDArray | None = None
 
     @property
     def rest_fill(self) -> float:
