@@ -11,22 +11,13 @@ import pytest
 
 from fluidworld import World
 from fluidworld.fidelity import tension as T
-from fluidworld.fluid import WATER, FluidParams, Material
+from fluidworld.fluid import Material
 from fluidworld.fluid.ddr_solver import cohesion_table
-
-
-def _water(cohesion: float) -> Material:
-    return Material("water", WATER.color, damping=0.05, cohesion=cohesion)
 
 
 def _run(w: World, steps: int) -> None:
     for _ in range(steps):
         w.step()
-
-
-def _weightless(materials: tuple[Material, ...], solver: str = "ddr") -> World:
-    return World(320, 320, params=FluidParams.game(320, 320, gravity=(0.0, 0.0)),
-                 solver=solver, materials=materials)
 
 
 @pytest.mark.parametrize(("cohesion", "lo", "hi"), [(0.0, 0.85, 0.90), (0.3, 0.92, 1.0)])
@@ -46,7 +37,7 @@ def test_immiscible_cohesive_fluids_have_an_interfacial_tension(cohesion: float,
 
 
 def test_the_blob_keeps_every_particle_and_stays_whole() -> None:
-    w = _weightless((_water(0.3),))
+    w = T.weightless_world((T.cohesive_water(0.3),))
     n = w.add_fluid_rect(130, 100, 190, 220)
     _run(w, 120)
     assert w.check().ok and w.fluid.count == n
@@ -57,7 +48,7 @@ def test_cohesion_keeps_momentum() -> None:
     """The pull is a pair's, split by mass: a cohesive blob of two materials coasting without
     gravity keeps its momentum (to rounding)."""
     heavy = Material("heavy", density=2.0, mix_group="water", cohesion=0.5)
-    w = _weightless((_water(0.5), heavy))
+    w = T.weightless_world((T.cohesive_water(0.5), heavy))
     w.add_fluid_rect(100, 100, 160, 160, velocity=(20.0, 0.0))
     w.add_fluid_rect(160, 100, 220, 160, material=1, velocity=(20.0, 0.0))
     p0 = w.fluid.momentum()
@@ -67,18 +58,19 @@ def test_cohesion_keeps_momentum() -> None:
 
 def test_the_cohesion_table_pairs_one_mix_group_only() -> None:
     oil = Material("oil", density=0.8, mix_group="oil", cohesion=0.4)
-    table = cohesion_table((_water(0.1), Material("ink", cohesion=0.4), oil), 2.0)
+    table = cohesion_table((T.cohesive_water(0.1), Material("ink", cohesion=0.4), oil), 2.0)
     assert table is not None
     assert table[0, 1] == pytest.approx(np.sqrt(0.04) * 2.0 * 2.0)  # water and ink: one group
     assert table[0, 2] == 0.0 and table[1, 2] == 0.0  # oil pulls only oil
     assert table[2, 2] == pytest.approx(0.4 * 2.0 * 1.6)
-    assert cohesion_table((_water(0.0), Material("ink")), 2.0) is None  # the kernels skip it
+    # no material coheres: the kernels skip the term
+    assert cohesion_table((T.cohesive_water(0.0), Material("ink")), 2.0) is None
 
 
 @pytest.mark.parametrize("solver", ["srd", "constraint"])
 def test_the_other_solvers_ignore_cohesion(solver: str) -> None:
     def run(cohesion: float) -> str:
-        w = World(200, 160, solver=solver, materials=(_water(cohesion),))
+        w = World(200, 160, solver=solver, materials=(T.cohesive_water(cohesion),))
         w.add_fluid_rect(20, 40, 100, 120)
         _run(w, 30)
         return w.state_hash()
@@ -131,7 +123,7 @@ def test_a_cohesive_drop_splashes_into_a_pool_in_one_piece(cohesion: float, whol
     pool 40 deep. Measured after 5 s: one piece at cohesion 0.3 and 1.0; at 0, the splash leaves
     five particles apart from it (joined within 1.5 spacings)."""
     slime = Material("slime", density=1.1, damping=0.05, mix_group="slime", cohesion=cohesion)
-    w = World(400, 300, solver="ddr", materials=(_water(0.0), slime))
+    w = World(400, 300, solver="ddr", materials=(T.cohesive_water(0.0), slime))
     w.add_fluid_rect(0, 0, 400, 40)
     w.add_fluid_rect(170, 200, 230, 260, material="slime")
     _run(w, 300)

@@ -22,7 +22,8 @@ from ..fluid import WATER, FluidParams, Material
 from ..world import World
 from . import Row
 
-__all__ = ["rows", "circularity", "blob_circularity", "drop_circularity"]
+__all__ = ["rows", "circularity", "blob_circularity", "drop_circularity", "cohesive_water",
+           "weightless_world"]
 
 #: The box the scenes run in (world units, gravity off).
 BOX = 320.0
@@ -54,11 +55,13 @@ def circularity(pts: NDArray[np.float64]) -> float:
     return float(4.0 * math.pi * area / perimeter**2)
 
 
-def _water(cohesion: float) -> Material:
+def cohesive_water(cohesion: float) -> Material:
+    """Water (its colour and damping) with ``cohesion``."""
     return Material("water", WATER.color, damping=0.05, cohesion=cohesion)
 
 
-def _weightless(materials: tuple[Material, ...], solver: str) -> World:
+def weightless_world(materials: tuple[Material, ...], solver: str = "ddr") -> World:
+    """The scenes' ``BOX`` x ``BOX`` world with gravity off."""
     return World(BOX, BOX, params=FluidParams.game(BOX, BOX, gravity=(0.0, 0.0)), solver=solver,
                  materials=materials)
 
@@ -67,7 +70,7 @@ def blob_circularity(width: float = 100.0, height: float = 100.0, solver: str = 
                      cohesion: float = 0.0, seconds: float = 5.0) -> float:
     """A ``width x height`` blob of water (``cohesion``) centred in the box, gravity off, run
     ``seconds`` with ``solver``: the circularity of its hull."""
-    w = _weightless((_water(cohesion),), solver)
+    w = weightless_world((cohesive_water(cohesion),), solver)
     c = 0.5 * BOX
     w.add_fluid_rect(c - 0.5 * width, c - 0.5 * height, c + 0.5 * width, c + 0.5 * height)
     for _ in range(int(round(seconds * 60))):
@@ -81,7 +84,7 @@ def drop_circularity(cohesion: float = 0.3, side: float = 80.0, seconds: float =
     of the square's particles' hull."""
     other = Material("other", (200, 60, 160, 255), damping=0.05, mix_group="other",
                      cohesion=cohesion)
-    w = _weightless((_water(cohesion), other), "ddr")
+    w = weightless_world((cohesive_water(cohesion), other), "ddr")
     w.add_fluid_rect(40.0, 40.0, BOX - 40.0, BOX - 40.0)
     f = w.fluid
     p = f.positions
