@@ -145,6 +145,7 @@ class StepHelpers:
         seconds = _finite("seconds", seconds)
         if not 0.0 < seconds <= MAX_SETTLE_SECONDS:
             raise ValueError(f"seconds must be in (0, {MAX_SETTLE_SECONDS:g}], got {seconds}")
+        self._begin_step()  # removals, the Space's new static shapes and gravity, as a step
         f = self.fluid
         h = f.params.h
         substeps = max(1, math.ceil(seconds / h - 1e-9))

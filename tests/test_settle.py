@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pymunk
 import pytest
 
 from fluidworld.world import World
@@ -68,11 +69,15 @@ def test_settling_keeps_the_fluid_inside_thin_walls(solver: str) -> None:
     """A basin of thin segments (radius 1) on a shelf, full of water: the settle's substeps
     contain particles as the step does, so none leaves it."""
     w = World(300.0, 240.0, solver=solver)
-    for a, b in (((90.0, 80.0), (210.0, 80.0)), ((90.0, 80.0), (90.0, 200.0)),
-                 ((210.0, 80.0), (210.0, 200.0))):
+    for a, b in (((90.0, 80.0), (210.0, 80.0)), ((90.0, 80.0), (90.0, 200.0))):
         w.add_static_segment(a, b, radius=1.0)
+    # one wall added to the Space directly, as a game embedding the fluid does: the settle
+    # adopts it as the step would
+    right = pymunk.Segment(w.space.static_body, (210.0, 80.0), (210.0, 200.0), 1.0)
+    w.space.add(right)
     n = w.add_fluid_rect(92.0, 82.0, 208.0, 160.0)
     w.settle_fluid(1.0)
+    assert w.coupler.is_coupled(right)
     x, y = w.fluid.positions[:, 0], w.fluid.positions[:, 1]
     assert w.fluid.count == n and w.check().ok
     assert ((x > 90.0) & (x < 210.0) & (y > 80.0)).all()
