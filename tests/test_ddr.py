@@ -193,10 +193,10 @@ def test_archimedes_whatever_the_size(shape: str, ratio: float) -> None:
     assert abs(f - ratio) < 0.05, f
 
 
-@pytest.mark.xfail(strict=True, reason="the linear viscosity (sigma 200/s: h sigma (1 - q) clamps "
-                   "to 1, fully inelastic closing, for pairs nearer than 0.4 H) jams the fluid: "
-                   "a 1.3 box's top stalls at 91-93 after 6 s (50 needed); sigma 10 or 0 gets it "
-                   "to 68 or 60 (docs/architecture.md, DDR)")
+@pytest.mark.xfail(strict=True, reason="the fluid jams in its lattice, with a yield that grows "
+                   "with depth as a granular bed's does: this 1.3 box's top stalls at 91-93 "
+                   "after 6 s (50 needed); with no viscosity at all at 60; a ball of radius 20 "
+                   "stops where (1.3 - 1) R is ~0.14 of its depth (docs/architecture.md, DDR)")
 def test_a_heavy_box_sinks() -> None:
     w = B.pool(320.0, 240.0)
     w.set_solver("ddr")
