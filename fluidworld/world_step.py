@@ -139,7 +139,8 @@ class StepHelpers:
             The number of substeps run.
 
         Raises:
-            ValueError: ``seconds`` out of range. RuntimeError: called during a step.
+            ValueError: ``seconds`` out of range.
+            RuntimeError: Called during a step.
         """
         self._not_stepping("settle_fluid()")
         seconds = _finite("seconds", seconds)
