@@ -122,3 +122,15 @@ def test_game_preset_is_stable_at_60hz():
     assert fs.positions[:, 1].mean() < y0 - 20  # the column has collapsed
     # no energy from nowhere: nothing is faster than a free fall from the top of the box
     assert np.linalg.norm(fs.velocities, axis=1).max() < math.sqrt(2 * g * p.height)
+
+
+def test_the_game_preset_cells_divide_the_width():
+    """a0 is 10 where the width is a whole number of 10-unit cells, else the nearest size that
+    divides it; an a0 given is kept, and widths under two cells are left to validation."""
+    assert FluidParams.game(320.0, 200.0).a0 == 10.0
+    assert FluidParams.game(1280.0, 720.0).a0 == 10.0
+    assert FluidParams.game(314.0, 200.0).a0 == pytest.approx(314.0 / 31.0)
+    assert FluidParams.game(1024.0, 768.0).a0 == pytest.approx(1024.0 / 102.0)
+    assert FluidParams.game(314.0, 200.0, a0=10.0).a0 == 10.0
+    with pytest.raises(ValueError, match="at least 2 cells"):
+        FluidParams.game(12.0, 200.0)
