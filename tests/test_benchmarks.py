@@ -117,3 +117,13 @@ def test_jelly_prints_a_row_per_solver_with_the_springs():
     for r in rows.values():
         assert int(r[2]) > 0 and float(r[3]) > 0 and float(r[4]) > 0
         assert float(r[6]) > 40.0  # the blocks (60 high) stand
+
+
+def test_generality_prints_a_row_per_case_and_the_misses():
+    text = _run("generality.py", "--solvers", "srd", "--only", "float,rest", "--quick",
+                "--limit", "2", "--jobs", "2")
+    rows = [line for line in text.splitlines() if line.startswith("[")]
+    assert len(rows) == 2 and all(" srd " in r for r in rows)
+    for r in rows:  # a measured figure and a verdict on each row
+        assert re.search(r"\s+\d+\.\d{3}\s+(ok|MISS)\s", r), r
+    assert re.search(r"^\d+ of 2 hold; misses:$", text, re.M)

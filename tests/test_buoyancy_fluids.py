@@ -66,6 +66,26 @@ def test_archimedes_in_honey_whatever_the_pool_depth(shape: str, ratio: float) -
     assert abs(f - ratio) <= 0.05, f"submerged fraction {f:.3f}"
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "known limit: the pressure push holds a wide near-neutral box under once its deck is level "
+    "with the water (fractions 0.994 and 0.981; the fixes tried cost momentum, displacement or "
+    "calm: docs/architecture.md, Contacts, pressure push)"))
+@pytest.mark.parametrize(("material", "depth"), [("water", 70.0), ("oil", 150.0)])
+def test_a_wide_near_neutral_box_is_not_held_under_at_the_waterline(material: str,
+                                                                      depth: float) -> None:
+    """A box 100 x 30 of 0.9 x the fluid's density dropped onto a pool floats at 0.9 +-0.05
+    (the last 3 of 8 s). Its drop takes it under; once its deck comes level with the water, the
+    pressure stage's push holds it there: the sliver of solid cover over the deck makes a
+    partly filled cell that is not air, and the push beside it is short of hydrostatic by
+    10-14 % of the box's weight, all of its spare buoyancy."""
+    w = World(320.0, depth + 120.0)
+    w.add_fluid_rect(0.0, 0.0, 320.0, depth, material=material)
+    e = w.add_box((160.0, depth + 16.0), (100.0, 30.0),
+                  density=0.9 * B.fluid_density(w, material))
+    f = B.mean_fraction(w, e, 480, 300)
+    assert abs(f - 0.9) <= 0.05, f"submerged fraction {f:.3f}"
+
+
 def test_body_floats_at_an_oil_water_interface() -> None:
     """A box 72 x 24 of density 0.9 dropped on water (80 deep) under oil (40): the part in
     the oil gets rho_oil g, the part in the water rho_water g. Theory: fully under the oil's
