@@ -207,6 +207,7 @@ def _cell_size(width: object, nominal: float) -> float:
     cells = round(width / nominal)
     return width / cells if cells >= 2 else nominal
 
+
 @dataclass(frozen=True)
 class FluidParams:
     """Parameters of a fluid simulation.
