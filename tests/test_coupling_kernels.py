@@ -261,7 +261,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
     sum_contact_impulses(f.solid_pos[nw:], f.solid_impulse[nw:], c._out_normal, c._out_owner,
                          c.state, b["J"], b["tau"])
     K.pressure_impulses(c._interior, bodies(b), cells, c.a0, c.spacing_interior, c._kick[0],
-                        c._kick[1])
+                        c._kick[1], (K.SPARSE_RATIO * f.params.gamma, f.r_l * 3 ** 0.5 / 4))
     K.sample_bounds(c._in_pos, c._in_owner, len(c.bodies), 0.5 * c.spacing_interior, b["box"])
     vmax_b = -1.0
     if measure:

@@ -440,14 +440,36 @@ def test_drag_impulses(seed: int, h: float) -> None:
     assert np.abs(r_j[:2]).max() > 0 and (r_j[2:] == 0).all()
 
 
+@pytest.mark.parametrize("awash", [(0.0, 0.0), (0.5 * GAMMA, 1e9)])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_pressure_impulses(seed: int) -> None:
+def test_pressure_impulses(seed: int, awash: tuple[float, float]) -> None:
     s = scene(seed)
     _, interior, bodies, cells = groups(s)
-    fluid_forces.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5)
-    r_j, r_tau = ref.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5)
+    fluid_forces.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5, awash)
+    r_j, r_tau = ref.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5, awash)
     close((bodies[6], bodies[7]), (r_j, r_tau))
     assert np.abs(r_j[:2]).max() > 0 and (r_j[2:] == 0).all()
+
+
+def test_an_awash_body_gets_no_push_under_a_partly_filled_cell() -> None:
+    """On cells all a third full under a top row of air: body 0 gets pushes while its top is
+    well above its level and none once awash (its box top within ``awash[1]`` of its level:
+    every sample lies under a partly filled cell or beside the air). Body 1 has no kick level,
+    so it is never awash and keeps its push; the kernel agrees with the reference."""
+    s = scene(0)
+    s.count[:] = GAMMA / 3.0
+    s.count[-1] = 0.3
+    _, interior, bodies, cells = groups(s)
+    box, awash = bodies[4], (3.0, 2.0)
+    box[:, 3] = 1e6  # far above any level: not awash
+    high, _ = ref.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5, awash)
+    assert np.abs(high[0]).max() > 0 and np.abs(high[1]).max() > 0
+    box[:, 3] = -1e6  # under every level: awash
+    j, tau = ref.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5, awash)
+    assert (j[0] == 0).all() and tau[0] == 0
+    assert (j[1] == high[1]).all()
+    fluid_forces.pressure_impulses(interior, bodies, cells, A0, SPACING, 0.3, -2.5, awash)
+    close((bodies[6], bodies[7]), (j, tau))
 
 
 # ============================================================================ containment

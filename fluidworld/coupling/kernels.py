@@ -46,6 +46,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..fluid.pressure_converged import SPARSE_RATIO
 from .buoyancy import (
     _level_at,
     cell_densities,
@@ -433,11 +434,13 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     """
     (gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure, col_w, near, far,
      min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed, per_body) = params
+    awash = (SPARSE_RATIO * gamma, half_layer)  # see fluid_forces.pressure_impulses
     if per_body:
         contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells,
-                                         (a0, spacing, kick_x, kick_y, push))
+                                         (a0, spacing, kick_x, kick_y, push, awash))
     else:
-        _contacts_and_push(outline, interior, bodies, cells, a0, spacing, kick_x, kick_y, push)
+        _contacts_and_push(outline, interior, bodies, cells, a0, spacing,
+                           (kick_x, kick_y, push, awash))
     vmax = _levels_and_profiles(fluid, mats, cells, bins, bodies, outline, scratch, params,
                                 vmax)
     if per_body:
@@ -458,15 +461,17 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
 
 
 @njit(cache=True)
-def _contacts_and_push(outline, interior, bodies, cells, a0, spacing, kick_x, kick_y, push):
-    """Steps 1-2 and 3's :func:`sample_bounds` of :func:`exchange_impulses`, serially."""
+def _contacts_and_push(outline, interior, bodies, cells, a0, spacing, push_consts):
+    """Steps 1-2 and 3's :func:`sample_bounds` of :func:`exchange_impulses`, serially
+    (``push_consts``: ``(kick_x, kick_y, push, awash)``)."""
+    kick_x, kick_y, push, awash = push_consts
     state, out_j, out_tau, body_box = bodies[0], bodies[6], bodies[7], bodies[4]
     out_pos, out_imp, out_normal, out_owner = outline[3], outline[5], outline[2], outline[1]
     in_pos, in_owner = interior[3], interior[1]
     if out_pos.shape[0]:
         sum_contact_impulses(out_pos, out_imp, out_normal, out_owner, state, out_j, out_tau)
     if push:
-        pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y)
+        pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y, awash)
     sample_bounds(in_pos, in_owner, state.shape[0], 0.5 * spacing, body_box)
 
 

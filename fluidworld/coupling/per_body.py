@@ -60,19 +60,19 @@ def body_starts(owner, nb, out):
 def contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells, consts):
     """Per body in parallel: :func:`~.buoyancy.sum_contact_impulses`, then (``push``)
     :func:`~.fluid_forces.pressure_impulses`, then :func:`~.surface.sample_bounds` (``consts``:
-    ``(a0, spacing, kick_x, kick_y, push)``; the box is grown by ``spacing / 2``)."""
+    ``(a0, spacing, kick_x, kick_y, push, awash)``; the box is grown by ``spacing / 2``)."""
     out_start, in_start, surf_start = starts
     out_local, out_owner, out_normal, out_pos, out_vel, out_imp, out_inset = outline
     in_local, in_owner, in_area, in_pos, in_vel, cover_area, in_arm = interior
     state, dynamic, levels, kick_levels, body_box, prof, out_j, out_tau, submerged = bodies
-    a0, spacing, kick_x, kick_y, push = consts
+    a0, spacing, kick_x, kick_y, push, awash = consts
     half = 0.5 * spacing
     for b in prange(state.shape[0]):
         contact_range(out_start[b], out_start[b + 1], out_pos, out_imp, out_normal, out_owner,
                       state, out_j, out_tau)
         if push:
             pressure_range(in_start[b], in_start[b + 1], interior, bodies, cells, a0, spacing,
-                           kick_x, kick_y)
+                           kick_x, kick_y, awash)
         body_box[b, 0] = 1e300
         body_box[b, 1] = 1e300
         body_box[b, 2] = -1e300

@@ -47,8 +47,8 @@ Not covered: ``containment.contain_particles`` (rounds of tests against every sh
 part of their semantics), ``surface.cap_columns``, ``kernels.limit_speeds`` (a few lines each),
 ``kernels.rasterise_wall*`` and ``cut_cells``, tested by hand in ``tests/test_coupling_kernels.py``,
 ``test_coupling_physics.py`` and ``test_wall_cells.py``; the drivers ``exchange_impulses`` and
-``sync_geometry`` (tested there against these kernels in order), ``body_rows_range`` (an index
-range into the bin stage's order), ``surface_quadrature`` and ``outline_normals`` (numpy)."""
+``sync_geometry`` (tested there against these kernels in order), ``body_rows_range`` (an index range
+into the bin stage's order), ``surface_quadrature`` and ``outline_normals`` (numpy)."""
 
 from __future__ import annotations
 
@@ -219,8 +219,7 @@ def column_tops(pos: Arr, vel: Arr, n: int, a0: float, cell_count: Arr, solid_fr
     ``gamma / 4`` fluid particles (``cell_count - solid_frac * gamma``), or it is in the bottom
     row; and the largest speed component of the ``n``. Outside the grid: the nearest edge."""
     ny, nx = cell_count.shape
-    fluid = cell_count - solid_frac * gamma
-    tops = np.full(ncol, -np.inf)
+    fluid, tops = cell_count - solid_frac * gamma, np.full(ncol, -np.inf)
     for x, y in pos[:n]:
         i, j = min(max(_cell(x, a0), 0), nx - 1), min(max(_cell(y, a0), 0), ny - 1)
         if j == 0 or fluid[j - 1, i] >= 0.25 * gamma:
@@ -239,9 +238,8 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
     when no band held a column with water (finite or NaN top) before its first dry one.
     NaN also for a body wholly beside the columns or below ``y = 0`` (outside the domain)."""
     ny, nx = solid_frac.shape
-    cols = np.arange(len(tops))
+    cols, finite = np.arange(len(tops)), np.isfinite(tops)
     centre = (cols + 0.5) * col_w
-    finite = np.isfinite(tops)
     ci = np.clip(np.floor(centre / a0), 0, nx - 1).astype(np.int64)
     cj = np.clip(np.floor(np.where(finite, tops, 0.0) / a0), 0, ny - 1).astype(np.int64)
     usable = finite & (solid_frac[cj, ci] < min_clean)
@@ -389,18 +387,18 @@ def _smooth_grad(grad: Arr, count: Arr, x: float, y: float, a0: float, i: int, j
 
 
 def pressure_impulses(interior: Group, bodies: Group, cells: Group, a0: float, spacing: float,
-                      kick_x: float, kick_y: float) -> tuple[F64, F64]:
+                      kick_x: float, kick_y: float, awash: tuple[float, float]) -> tuple[F64, F64]:
     """``(J, tau)``: push ``-rho w A (grad - g h)`` on the interior samples of dynamic bodies in
-    a grid cell no face neighbour of which (in the grid) is air (``count < 0.5``); ``rho =
-    prof[b, row]``, ``w`` the part of the strip below the *kick* level (1 without one), ``g h =
-    (kick_x, kick_y)``. The torque: the same pushes, ``grad`` bilinear (:func:`_smooth_grad`),
-    about each sample's anchor (``interior[6]``, body-local: a circle's centre)."""
-    owner, area, pos = interior[1], interior[2], interior[3]
-    arm = interior[6]
-    state, dynamic, kick_levels, prof = bodies[0], bodies[1], bodies[3], bodies[5]
+    a grid cell no face neighbour of which is air (``count < 0.5``), nor, for a body whose box
+    top is at most ``awash[1]`` above its kick level, the one above (against vertical gravity)
+    partly filled (``< awash[0]``); ``rho = prof[b, row]``, ``w`` the part of the strip below
+    the *kick* level (1 without one), ``g h = (kick_x, kick_y)``. The torque: the same pushes,
+    ``grad`` bilinear (:func:`_smooth_grad`), about each sample's anchor (``interior[6]``)."""
+    owner, area, pos, arm = interior[1], interior[2], interior[3], interior[6]
+    state, dynamic, kick_levels, box, prof = bodies[0], bodies[1], bodies[3], bodies[4], bodies[5]
     count, grad = cells[0], cells[2]
-    ny, nx = count.shape
-    kick = np.array([kick_x, kick_y])
+    (ny, nx), kick = count.shape, np.array([kick_x, kick_y])
+    dj = (1 if kick_y < 0 else -1) if kick_y and abs(kick_y) >= abs(kick_x) else 0  # up
     parts = []
     for k in range(len(pos)):
         b, x, y = owner[k], float(pos[k, 0]), float(pos[k, 1])
@@ -410,6 +408,8 @@ def pressure_impulses(interior: Group, bodies: Group, cells: Group, a0: float, s
                 0 <= jj < ny and 0 <= ii < nx and count[jj, ii] < 0.5 for jj, ii in faces):
             continue
         lev = level_at(kick_levels, b, x)
+        if dj and box[b, 3] <= lev + awash[1] and 0 <= j + dj < ny and count[j + dj, i] < awash[0]:
+            continue  # awash (a NaN level compares false) under a partly filled cell
         c = -prof[b, j] * area[k] * (1.0 if math.isnan(lev) else strip_fraction(lev, y, spacing))
         smooth = c * (_smooth_grad(grad, count, x, y, a0, i, j) - kick)
         cs, sn = state[b, 2], state[b, 3]
