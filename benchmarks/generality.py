@@ -24,11 +24,19 @@ Cases:
 * ``calm`` -- a floating body put at its Archimedes draft into still water (the fill leaves it
   out), settled 1 s: its largest turn and drift over 10 s. Bound: 30 degrees and 0.25 of its
   size.
+* ``vary`` -- the ``float`` case (a box 72 x 24 and a ball of radius 20 at 0.4 and 0.8, pool
+  100 deep) with one thing changed: another seed (``seed 1``, ``seed 2``), one or three
+  substeps (``substeps 1``, ``substeps 3``), gravity 500 or 1500 (``g 500``, ``g 1500``), a
+  box let down tilted by 30 degrees (``tilt``), the body 12 units from the left wall
+  (``wall``), two bodies side by side (``pair``), a world 400 units taller than the pool
+  (``tall``). They run 16 s and average the last 8 (two bodies dropped side by side set the
+  pool sloshing for longer than one); beside a wall or the other body the level is read on
+  the open side only. Bound: within 0.05 of ``ratio`` (every body of the case).
 
 Each case runs in its own worker process with one numba thread; ``--jobs`` sets how many run
 at once (default: the cores; 1: all in this process).
 
-Run: ``python benchmarks/generality.py [--jobs N] [--only float,sink,rest,calm,walls]
+Run: ``python benchmarks/generality.py [--jobs N] [--only float,sink,rest,calm,walls,vary]
 [--solvers srd,ddr,constraint] [--quick] [--limit N] [--json PATH]``
 """
 
@@ -66,6 +74,7 @@ class Case:
     ok: bool = False
     bound: str = ""
     seconds: float = 0.0
+    variant: str = ""  # ``vary`` cases: what differs from the ``float`` case
 
 
 def _body(w: Any, shape: str, x: float, bottom: float, density: float) -> Any:
@@ -109,6 +118,59 @@ def _float_or_sink(c: Case) -> None:
         need = max(c.depth - 2.0 * _height(c.shape), w.fluid.r_l + 0.5)
         c.ok = bottom <= need
         c.bound = f"bottom <= {need:.0f}"
+
+
+def _vary_world(c: Case) -> Any:
+    from fluidworld import FluidParams, World
+
+    key, _, arg = c.variant.partition(" ")
+    height = c.depth + (400.0 if key == "tall" else 120.0)
+    changes: dict[str, Any] = {}
+    if key == "seed":
+        changes["seed"] = int(arg)
+    elif key == "substeps":
+        changes["substeps"] = int(arg)
+    elif key == "g":
+        changes["gravity"] = (0.0, -float(arg))
+    params = FluidParams.game(c.width, height, **changes)
+    return World(c.width, height, params=params, solver=c.solver)
+
+
+def _vary(c: Case) -> None:
+    import numpy as np
+
+    from fluidworld.fidelity import buoyancy as B
+
+    w = _vary_world(c)
+    w.add_fluid_rect(0.0, 0.0, c.width, c.depth, material=c.material)
+    rho = c.ratio * B.fluid_density(w, c.material)
+    kind, size = c.shape.split()
+    span = float(size.split("x")[0]) if kind == "box" else 2.0 * float(size)
+    # (centre x, side to read the level on: -1 left only, 1 right only, 0 both)
+    at = {"wall": [(12.0 + 0.5 * span, 1)],
+          "pair": [(c.width / 3.0, -1), (2.0 * c.width / 3.0, 1)]}.get(c.variant,
+                                                                     [(0.5 * c.width, 0)])
+    if c.variant == "tilt":
+        bw, bh = (float(v) for v in size.split("x"))
+        bodies = [w.add_box((0.5 * c.width, c.depth + 20.0), (bw, bh), density=rho,
+                            angle=math.radians(30.0))]
+    else:
+        bodies = [_body(w, c.shape, x, c.depth + 1.0, rho) for x, _ in at]
+    fr: list[list[float]] = [[] for _ in bodies]
+    for i in range(VARY_STEPS):
+        w.step()
+        if i >= VARY_STEPS // 2 and i % 3 == 0:
+            for k, (e, (_, side)) in enumerate(zip(bodies, at, strict=False)):
+                x0, _, x1, _ = w.coupler.body_box[w.coupler.body_index(e.body)]
+                lo, hi = (-1e9 if side > 0 else x0), (1e9 if side < 0 else x1)
+                fr[k].append(B.submerged_fraction(e, B.surface_beside(w, lo, hi)))
+    values = [float(np.mean(f)) for f in fr]
+    c.value = max(values, key=lambda v: abs(v - c.ratio))
+    if len(values) > 1:
+        c.extra["other"] = round(min(values, key=lambda v: abs(v - c.ratio)), 3)
+    c.extra["nan"] = float(not np.isfinite(w.fluid.positions).all())
+    c.ok = abs(c.value - c.ratio) <= 0.05 and not c.extra["nan"]
+    c.bound = f"|f - {c.ratio}| <= 0.05"
 
 
 def _rest(c: Case) -> None:
@@ -219,7 +281,10 @@ def _walls(c: Case) -> None:
 
 
 RUNNERS = {"float": _float_or_sink, "sink": _float_or_sink, "rest": _rest, "calm": _calm,
-           "walls": _walls}
+           "walls": _walls, "vary": _vary}
+VARY_STEPS = 960
+VARIANTS = ("seed 1", "seed 2", "substeps 1", "substeps 3", "g 500", "g 1500", "tilt", "wall",
+            "pair", "tall")
 WALLS = ("ramp 30 1", "ramp 60 1", "ramp 45 2", "ramp 30 0", "ramp 60 0", "ngon 5 1",
          "ngon 6 0", "ngon 3 2", "floor 250 1", "floor 150 0")
 
@@ -267,6 +332,10 @@ def cases(solvers: tuple[str, ...], only: tuple[str, ...], quick: bool) -> list[
                 # fluidworld.fidelity.stability.square_log_angle)
                 out += [Case("calm", s, "water", shape, r) for r in (0.5, 0.8)
                         if not (shape == "box 40x40" and r == 0.5)]
+        if "vary" in only:
+            for shape in ("box 72x24", "ball 20"):
+                out += [Case("vary", s, "water", shape, r, variant=v) for v in VARIANTS
+                        for r in (0.4, 0.8) if v != "tilt" or shape.startswith("box")]
     # the slow solvers first, so the pool's last minutes are not one long case
     return sorted(out, key=lambda c: (c.solver == "srd", c.kind != "calm"))
 
@@ -286,7 +355,8 @@ def _warm(solvers: tuple[str, ...]) -> None:
 
 def _row(c: Case) -> str:
     extra = " ".join(f"{k} {v:g}" for k, v in c.extra.items())
-    return (f"{c.kind:5s} {c.solver:10s} {c.material:5s} {c.shape:12s} {c.ratio:4.2g} "
+    shape = f"{c.shape}, {c.variant}" if c.variant else c.shape
+    return (f"{c.kind:5s} {c.solver:10s} {c.material:5s} {shape:12s} {c.ratio:4.2g} "
             f"{c.depth:5.0f} {c.width:5.0f}  {c.value:8.3f}  {'ok  ' if c.ok else 'MISS'} "
             f"{c.bound}  {extra}  ({c.seconds:.0f} s)")
 
@@ -295,7 +365,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0))
                     if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
-    ap.add_argument("--only", default="float,sink,rest,calm,walls")
+    ap.add_argument("--only", default="float,sink,rest,calm,walls,vary")
     ap.add_argument("--solvers", default="srd,ddr,constraint")
     ap.add_argument("--quick", action="store_true", help="fewer shapes, one depth")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N cases")
