@@ -238,13 +238,11 @@ def pressure_impulses(interior, bodies, cells, a0, spacing, kick_x, kick_y, awas
 
 
 @njit(cache=True)
-def _up(kick_x, kick_y):
-    """The grid step against gravity (its larger component; ``(0, 0)`` without gravity)."""
-    if kick_x == 0.0 and kick_y == 0.0:
-        return 0, 0
-    if abs(kick_y) >= abs(kick_x):
-        return 0, (1 if kick_y < 0.0 else -1)
-    return (1 if kick_x < 0.0 else -1), 0
+def _up_row(kick_x, kick_y):
+    """The grid row step against gravity when gravity is mostly vertical (1 or -1), else 0."""
+    if kick_y == 0.0 or abs(kick_y) < abs(kick_x):
+        return 0
+    return 1 if kick_y < 0.0 else -1
 
 
 @njit(cache=True)
@@ -256,7 +254,7 @@ def pressure_range(k0, k1, interior, bodies, cells, a0, spacing, kick_x, kick_y,
     cell_count, cell_vel, grad, solid_frac, cover_vel, wall_cover = cells
     ny, nx = grad.shape[0], grad.shape[1]
     inv = 1.0 / a0
-    up_i, up_j = _up(kick_x, kick_y)
+    up_j = _up_row(kick_x, kick_y)
     sparse, reach = awash
     for k in range(k0, k1):
         b = np.uint64(owner[k])  # unsigned: no negative-index wrap-around
