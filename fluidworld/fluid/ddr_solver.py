@@ -16,6 +16,7 @@ a blob without gravity rounds up) and stringy, blobby fluids by its knobs (:clas
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ from .solver import VISCOUS_MATERIAL_NU
 if TYPE_CHECKING:
     from .system import FluidSystem
 
-__all__ = ["DDRParams", "DDRSolver", "KERNELS", "cohesion_table"]
+__all__ = ["DDRParams", "DDRSolver", "KERNELS", "REF_SUBSTEPS", "cohesion_table", "relax_schedule"]
 
 #: Share of the near pressure's push at the fill lattice that the rest density takes back
 #: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
@@ -48,17 +49,20 @@ KERNELS = ("quadratic", "cubic")
 @dataclass(frozen=True)
 class DDRParams:
     """Knobs of double density relaxation, in units of the fluid's particle spacing ``r_L`` and
-    substep ``h`` so that one set works at any resolution.
+    of half a frame (``dt / 2``, the game preset's substep) so that one set works at any
+    resolution and substep count (:func:`relax_schedule`).
 
     Args:
         radius: Interaction radius ``H`` in particle spacings, in [1.5, 4].
-        stiffness: Pressure stiffness: a pair's displacement per unit density error in one
-            substep (summed over the passes), as a fraction of the spacing, in (0, 1].
+        stiffness: Pressure stiffness: a pair's displacement per unit density error in a
+            substep of ``dt / 2`` (summed over the passes), as a fraction of the spacing, in
+            (0, 1]; a substep ``h`` moves ``(2 h / dt)^2`` of it, as an acceleration does.
         near_stiffness: Near-pressure stiffness (keeps particles apart, and with the pressure
             term gives the surface tension), same units, in [0, 2].
-        passes: Jacobi relaxation passes per substep, in [1, 16]; the stiffnesses are split
-            evenly among them, so more passes change the rest state little and only make the
-            relaxation stable deeper (see the module docstring of ``ddr``).
+        passes: Jacobi relaxation passes per substep of ``dt / 2``, in [1, 16]; the
+            stiffnesses are split evenly among them, so more passes change the rest state
+            little and only make the relaxation stable deeper (see the module docstring of
+            ``ddr``). Longer substeps run more of them (one substep a frame: 4x).
         viscosity_linear: Clavet's linear viscosity ``sigma`` in 1/time, >= 0.
         viscosity_quadratic: Clavet's quadratic viscosity ``beta`` in 1/length, >= 0.
         kernel: ``"quadratic"`` (Clavet: density ``(1 - r/H)^2``, near ``(1 - r/H)^3``) or
@@ -121,6 +125,29 @@ _RANGES = {
     "wetting": (0.0, 1.0, "[0, 1]"),
     "rest_fill": (0.5, 1.0, "(0.5, 1]"),
 }
+
+
+#: The substeps per frame that :class:`DDRParams`' stiffnesses are given for (the game
+#: preset's): the fluid is as stiff, in units of the frame ``dt``, whatever the world's
+#: substep count (:func:`relax_schedule`).
+REF_SUBSTEPS = 2
+
+
+def relax_schedule(dt: float, substeps: int, passes: int) -> tuple[float, int]:
+    """The reference substep ``h_ref = dt / REF_SUBSTEPS`` that the stiffnesses are per, and
+    the Jacobi passes to run per substep of ``dt / substeps``.
+
+    A pair's relaxation moves it by ``stiffness (h / h_ref)^2`` spacings per unit density
+    error in a substep ``h``: the pressure is an acceleration, so the fluid rests at the same
+    compression with 1, 2 or 3 substeps (a stiffness per world substep made one substep 4x
+    softer, and bodies of 0.8 floated at 0.72). A longer substep than ``h_ref`` moves
+    further, so it runs more passes, ``ceil(passes (h / h_ref)^2)``, and no pass moves more
+    than the tuned ``stiffness / passes`` (one pass at the whole stiffness blew up pools
+    deeper than ~150); a shorter one keeps ``passes``."""
+    h = dt / substeps
+    h_ref = dt / REF_SUBSTEPS
+    ratio = (h / h_ref) ** 2
+    return h_ref, max(passes, math.ceil(passes * ratio - 1e-9))
 
 
 def cohesion_table(materials: Sequence[Material], lattice_density: float) -> NDArray | None:
@@ -219,12 +246,13 @@ class DDRSolver:
             f.pos[:n] += h * f.vel[:n]
             f.relax_springs(h)  # a jelly's springs (none in a liquid), before the density's
         elif stage == "ddr_relax":
-            # per the preset's substep h0: a shorter substep (world.step(dt) with a small dt)
-            # moves by (h / h0)^2 of it, as an acceleration does; a fixed move per substep
-            # became a velocity move / h (a pool at rest thrown to 34,000 units/s at dt 1e-5)
-            h0 = f.params.h
-            k = prm.stiffness * f.r_l / (h0 * h0 * prm.passes)
-            k_near = prm.near_stiffness * f.r_l / (h0 * h0 * prm.passes)
+            # per the reference substep (:func:`relax_schedule`): a shorter substep
+            # (world.step(dt) with a small dt) moves by (h / h_ref)^2 of it, as an acceleration
+            # does; a fixed move per substep became a velocity move / h (a pool at rest thrown
+            # to 34,000 units/s at dt 1e-5)
+            h_ref, passes = relax_schedule(f.params.dt, f.params.substeps, prm.passes)
+            k = prm.stiffness * f.r_l / (h_ref * h_ref * passes)
+            k_near = prm.near_stiffness * f.r_l / (h_ref * h_ref * passes)
             # particles moved since the sort (v h, and a jelly's springs): the searches reach
             # that much further, or a pair would be seen from one side only
             moved = float(np.abs(f.pos[:n] - self._prev[:n]).max()) if n else 0.0
@@ -233,7 +261,7 @@ class DDRSolver:
                 (f.solid_pos, f._s_start, f._s_order, f.solid_impulse, f.solid_marked,
                  f.solid_wet), 0,
                 (self._radius, self._cubic, self._rho0, k, k_near, h, 1.0, prm.wetting),
-                (self._rho, self._rho_near, self._disp), par, prm.passes, self._cohesion)
+                (self._rho, self._rho_near, self._disp), par, passes, self._cohesion)
         elif stage == "advect":
             self._finish(h)
         else:
