@@ -287,6 +287,17 @@ def _block_range(blk, rr, forward, blocks, nb_start, nb_nx, n):
     return a, b
 
 
+@njit(cache=True, inline="always")
+def _empty(blk, layout, n):
+    """Whether block ``blk`` holds no particle (its sweep would do nothing)."""
+    blocks, _, nb_start, nb_nx = layout
+    for rr in range(blocks[blk, 3] - blocks[blk, 2] + 1):
+        a, b = _block_range(blk, rr, True, blocks, nb_start, nb_nx, n)
+        if b > a:
+            return False
+    return True
+
+
 @njit(cache=True)
 def _block(blk, slot, mode, forward, layout, fluid, lists, s_lists, rows, bodies, coefs, scratch):
     """One block's particles in sorted order (reversed if not ``forward``): ``mode`` 0 applies
@@ -388,6 +399,9 @@ def sweeps(mode, iters, layout, fluid, lists, s_lists, rows, bodies, coefs, scra
             s0 = col_start[col]
             m = col_start[col + 1] - s0
             for k in range(m):
+                if _empty(s0 + k, layout, fluid[3]):  # the call alone costs more than it
+                    worst_blk[s0 + k] = 0.0  # (most blocks of a sparse scene are empty)
+                    continue
                 worst_blk[s0 + k] = _block(s0 + k, k, mode, forward, layout, fluid, lists,
                                            s_lists, rows, bodies, coefs, scratch)
             _gather_bodies(m, b_loc, b_hit, b_dv)
@@ -407,6 +421,9 @@ def sweeps_parallel(mode, iters, layout, fluid, lists, s_lists, rows, bodies, co
             s0 = col_start[col]
             m = col_start[col + 1] - s0
             for k in prange(m):
+                if _empty(s0 + k, layout, fluid[3]):  # the call alone costs more than it
+                    worst_blk[s0 + k] = 0.0  # (most blocks of a sparse scene are empty)
+                    continue
                 worst_blk[s0 + k] = _block(s0 + k, k, mode, forward, layout, fluid, lists,
                                            s_lists, rows, bodies, coefs, scratch)
             _gather_bodies(m, b_loc, b_hit, b_dv)
