@@ -40,7 +40,8 @@ def _half_lattice(spacing: float, radius: float, lowest_row: int | None) -> floa
 
 
 def surface_fill(spacing: float, radius: float, dead: float = 0.1) -> tuple[float, float]:
-    """``(fill, m0)`` of the free-surface correction of :func:`build_lists`: a lattice's top
+    """``(fill, m0)`` of the free-surface correction of
+    :func:`~fluidworld.fluid.constraint.build_lists`: a lattice's top
     row, whose kernel sum misses the rows above it, counts at the rest density. ``m0`` is
     ``dead x (rho0 - 1)`` (the first moment's noise in a disordered bulk stays below it)."""
     m = int(math.ceil(radius / spacing)) + 2

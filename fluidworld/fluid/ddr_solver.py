@@ -63,7 +63,8 @@ class DDRParams:
         passes: Jacobi relaxation passes per substep of ``dt / 2``, in [1, 16]; the
             stiffnesses are split evenly among them, so more passes change the rest state
             little and only make the relaxation stable deeper (see the module docstring of
-            ``ddr``). Longer substeps run more of them (one substep a frame: 4x).
+            ``ddr``). Longer substeps and materials over 8x apart in density run more of
+            them (:func:`relax_schedule`; one substep a frame: 4x).
         viscosity_linear: Clavet's linear viscosity ``sigma`` in 1/time, >= 0.
         viscosity_quadratic: Clavet's quadratic viscosity ``beta`` in 1/length, >= 0.
         kernel: ``"quadratic"`` (Clavet: density ``(1 - r/H)^2``, near ``(1 - r/H)^3``) or
