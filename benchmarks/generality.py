@@ -32,11 +32,16 @@ Cases:
   (``tall``). They run 16 s and average the last 8 (two bodies dropped side by side set the
   pool sloshing for longer than one); beside a wall or the other body the level is read on
   the open side only. Bound: within 0.05 of ``ratio`` (every body of the case).
+* ``contrast`` -- a block 100 x 50 of an immiscible material of ``ratio x`` water's density
+  (0.01-100) laid on water 50 deep (300 x 200 tank), 4 s: the fastest particle, and the two
+  materials' median heights. Bound: the lighter above the heavier, no NaN, and the fastest
+  under 2,000 units/s (water on water: ~480; a heavy block plunging: ~1,000; the speed cap
+  of a fluid that blew up: 4,800).
 
 Each case runs in its own worker process with one numba thread; ``--jobs`` sets how many run
 at once (default: the cores; 1: all in this process).
 
-Run: ``python benchmarks/generality.py [--jobs N] [--only float,sink,rest,calm,walls,vary]
+Run: ``python benchmarks/generality.py [--jobs N] [--only float,sink,rest,calm,walls,vary,contrast]
 [--solvers srd,ddr,constraint] [--quick] [--limit N] [--json PATH]``
 """
 
@@ -280,8 +285,34 @@ def _walls(c: Case) -> None:
     c.bound = "0 across in 10 s, none lost"
 
 
+def _contrast(c: Case) -> None:
+    import numpy as np
+
+    from fluidworld import Material, World
+    from fluidworld.fluid import WATER
+
+    other = Material("other", density=c.ratio, mix_group="other")
+    w = World(300.0, 200.0, solver=c.solver, materials=(WATER, other))
+    w.add_fluid_rect(0.0, 0.0, 300.0, 50.0, material="water")
+    w.add_fluid_rect(100.0, 50.0, 200.0, 100.0, material="other")
+    fastest = 0.0
+    for _ in range(240):
+        w.step()
+        fastest = max(fastest, float(np.linalg.norm(w.fluid.velocities, axis=1).max()))
+    y = w.fluid.positions[:, 1]
+    mine = w.fluid.materials == w.material_id("other")
+    c.extra["other_median"] = round(float(np.median(y[mine])), 1)
+    c.extra["water_median"] = round(float(np.median(y[~mine])), 1)
+    c.extra["nan"] = float(not np.isfinite(w.fluid.positions).all())
+    in_order = (c.extra["other_median"] > c.extra["water_median"]) == (c.ratio < 1.0)
+    c.value = fastest
+    c.ok = in_order and fastest < 2000.0 and not c.extra["nan"]
+    c.bound = "in order, fastest < 2000"
+
+
 RUNNERS = {"float": _float_or_sink, "sink": _float_or_sink, "rest": _rest, "calm": _calm,
-           "walls": _walls, "vary": _vary}
+           "walls": _walls, "vary": _vary, "contrast": _contrast}
+CONTRASTS = (0.01, 0.02, 0.05, 0.1, 5.0, 10.0, 20.0, 50.0, 100.0)
 VARY_STEPS = 960
 VARIANTS = ("seed 1", "seed 2", "substeps 1", "substeps 3", "g 500", "g 1500", "tilt", "wall",
             "pair", "tall")
@@ -332,6 +363,9 @@ def cases(solvers: tuple[str, ...], only: tuple[str, ...], quick: bool) -> list[
                 # fluidworld.fidelity.stability.square_log_angle)
                 out += [Case("calm", s, "water", shape, r) for r in (0.5, 0.8)
                         if not (shape == "box 40x40" and r == 0.5)]
+        if "contrast" in only:
+            out += [Case("contrast", s, "other", ratio=r, depth=50.0, width=300.0)
+                    for r in (CONTRASTS[:1] + CONTRASTS[-1:] if quick else CONTRASTS)]
         if "vary" in only:
             for shape in ("box 72x24", "ball 20"):
                 out += [Case("vary", s, "water", shape, r, variant=v) for v in VARIANTS
@@ -365,7 +399,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0))
                     if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
-    ap.add_argument("--only", default="float,sink,rest,calm,walls,vary")
+    ap.add_argument("--only", default="float,sink,rest,calm,walls,vary,contrast")
     ap.add_argument("--solvers", default="srd,ddr,constraint")
     ap.add_argument("--quick", action="store_true", help="fewer shapes, one depth")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N cases")

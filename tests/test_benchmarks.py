@@ -120,7 +120,7 @@ def test_jelly_prints_a_row_per_solver_with_the_springs():
 
 
 def test_generality_prints_a_row_per_case_and_the_misses():
-    for only in ("float", "rest", "vary"):
+    for only in ("float", "rest", "vary", "contrast"):
         text = _run("generality.py", "--solvers", "srd", "--only", only, "--quick", "--limit",
                     "1", "--jobs", "1")
         rows = [line for line in text.splitlines() if line.startswith("[")]
