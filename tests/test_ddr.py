@@ -61,6 +61,26 @@ def test_longer_substeps_run_more_passes_and_no_pass_is_stiffer() -> None:
     assert relax_schedule(1 / 60, 2, 4, contrast=8.0) == (1 / 120, 4)
     assert relax_schedule(1 / 60, 2, 4, contrast=50.0) == (1 / 120, 25)
     assert relax_schedule(1 / 60, 1, 4, contrast=16.0) == (1 / 120, 32)
+    assert relax_schedule(1 / 60, 2, 4, contrast=1000.0) == (1 / 120, 64)  # MAX_PASSES
+
+
+def test_materials_too_far_apart_in_density_are_refused_and_the_solver_kept() -> None:
+    """1,000x apart, 64 passes a substep still blew the fluid up (speed cap) at ~1.5 s a
+    step: ``ddr`` refuses a table beyond 128x, naming the pair, and a refused switch leaves
+    the world as it was."""
+    air = Material("air", density=0.001, mix_group="air")
+    with pytest.raises(ValueError, match=r"128x.*'water'.*'air'"):
+        World(200, 150, solver="ddr", materials=(WATER, air))
+    w = World(200, 150, materials=(WATER, air))
+    n = w.add_fluid_rect(0, 0, 200, 40)
+    masses = w.fluid._mass.copy()
+    with pytest.raises(ValueError, match="use solver='srd' or 'constraint'"):
+        w.set_solver("ddr")
+    assert w.solver == "srd" and w.fluid.rest_fill == 1.0
+    assert (w.fluid._mass == masses).all()  # the particles weigh as before
+    w.step()
+    assert w.check().ok and w.fluid.count == n
+    World(200, 150, solver="ddr", materials=(WATER, Material("lead", density=100.0)))
 
 
 def test_a_very_heavy_fluid_sinks_through_water_without_throwing_it() -> None:

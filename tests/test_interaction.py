@@ -356,6 +356,30 @@ def test_v_cycles_the_solver_of_the_running_level(window: Any) -> None:
     assert game.world.solver == "srd" and game.world.fluid.count == n
 
 
+class AirYard(Yard):
+    """The yard with a material 1,000x lighter than water in its table: ``ddr`` refuses it."""
+
+    def make_world(self) -> Any:
+        from fluidworld import World
+        from fluidworld.fluid import WATER, Material
+
+        return World(float(self.width), float(self.height), params=self.make_params(),
+                     materials=(WATER, Material("air", density=0.001, mix_group="air")))
+
+
+def test_v_skips_a_solver_that_refuses_the_level_s_fluid(window: Any) -> None:
+    import arcade
+
+    game = make_game(window, AirYard)
+    assert game.world.solver == "srd"
+    game.on_key_press(arcade.key.V)
+    assert game.world.solver == "constraint"
+    assert any("ddr refused" in m.text for m in game.session.level.messages)
+    for _ in range(3):
+        game.fixed_update(1 / 60)
+    assert game.world.check().ok
+
+
 class Unskinned(Level):
     title = "unskinned"
     width = 320.0

@@ -31,8 +31,8 @@ from .solver import VISCOUS_MATERIAL_NU
 if TYPE_CHECKING:
     from .system import FluidSystem
 
-__all__ = ["CONTRAST_PER_PASSES", "DDRParams", "DDRSolver", "KERNELS", "REF_SUBSTEPS",
-           "cohesion_table", "relax_schedule"]
+__all__ = ["CONTRAST_PER_PASSES", "DDRParams", "DDRSolver", "KERNELS", "MAX_CONTRAST",
+           "MAX_PASSES", "REF_SUBSTEPS", "cohesion_table", "relax_schedule"]
 
 #: Share of the near pressure's push at the fill lattice that the rest density takes back
 #: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
@@ -139,6 +139,13 @@ REF_SUBSTEPS = 2
 #: hold (:func:`relax_schedule`): a block of a fluid of 8x water's density laid on water ran
 #: at most 817 units/s with 4 passes (water alone 479), one of 10x at 1,785.
 CONTRAST_PER_PASSES = 8.0
+#: The most passes :func:`relax_schedule` runs in a substep, whatever the contrast and the
+#: substep: a material of 0.001 x water's density beside water would otherwise ask for 500,
+#: a step ~100x as slow (measured at the cap: see ``docs/architecture.md``, DDR).
+MAX_PASSES = 64
+#: The largest density contrast between two materials of a fluid's table that ``ddr`` takes
+#: (:meth:`DDRSolver.attach` refuses more): what :data:`MAX_PASSES` holds at the game preset.
+MAX_CONTRAST = MAX_PASSES * CONTRAST_PER_PASSES / 4.0
 
 
 def relax_schedule(dt: float, substeps: int, passes: int,
@@ -157,12 +164,12 @@ def relax_schedule(dt: float, substeps: int, passes: int,
     density ``mu`` times water's at the same compression, so it moves a light neighbour ``mu``
     times as far per pass: beyond :data:`CONTRAST_PER_PASSES` the passes grow in proportion
     (a fluid of 50x water's density laid on water blew it to the ceiling with 4 passes; with
-    20 it runs at ~1,200 units/s). The stiffness is split among the passes, so the rest state
-    stays."""
+    20 it runs at ~1,200 units/s), up to :data:`MAX_PASSES`. The stiffness is split among the
+    passes, so the rest state stays."""
     h = dt / substeps
     h_ref = dt / REF_SUBSTEPS
     load = (h / h_ref) ** 2 * max(1.0, contrast / CONTRAST_PER_PASSES)
-    return h_ref, max(passes, math.ceil(passes * load - 1e-9))
+    return h_ref, max(passes, min(math.ceil(passes * load - 1e-9), MAX_PASSES))
 
 
 def cohesion_table(materials: Sequence[Material], lattice_density: float) -> NDArray | None:
@@ -220,7 +227,22 @@ class DDRSolver:
         return self.params.rest_fill
 
     def attach(self, fluid: FluidSystem) -> None:
-        """Bind to ``fluid``; scratch for its capacity."""
+        """Bind to ``fluid``; scratch for its capacity.
+
+        Raises:
+            ValueError: the fluid's materials differ in density by more than
+                :data:`MAX_CONTRAST` (128x): more relaxation passes than :data:`MAX_PASSES`
+                would be needed to keep such a pair from blowing up.
+        """
+        dens = [m.density for m in fluid.material_table]
+        if max(dens) > MAX_CONTRAST * min(dens):
+            light = min(fluid.material_table, key=lambda m: m.density)
+            heavy = max(fluid.material_table, key=lambda m: m.density)
+            raise ValueError(
+                f"solver 'ddr' takes materials within {MAX_CONTRAST:g}x of each other in "
+                f"density; {heavy.name!r} ({heavy.density:g}) is "
+                f"{heavy.density / light.density:.3g}x {light.name!r} ({light.density:g}): "
+                f"use solver='srd' or 'constraint'")
         self.fluid = fluid
         cap = len(fluid.pos)
         if len(self._prev) < cap:

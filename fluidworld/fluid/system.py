@@ -261,12 +261,19 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
 
         Raises:
             TypeError: ``solver`` does not implement :class:`~fluidworld.fluid.solver.Solver`.
+            ValueError: the solver refuses this fluid (``ddr``: materials too far apart in
+                density); the fluid keeps its solver.
         """
         if not isinstance(solver, Solver):
             raise TypeError(f"solver must implement fluidworld.fluid.solver.Solver, got "
                             f"{type(solver).__name__}")
+        before = self.rest_fill
         self.set_rest_fill(getattr(solver, "rest_fill", 1.0))
-        solver.attach(self)
+        try:
+            solver.attach(self)
+        except Exception:
+            self.set_rest_fill(before)
+            raise
         self.solver = solver
         self.profile = dict.fromkeys(self.stages, 0.0)
 

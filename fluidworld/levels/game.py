@@ -401,11 +401,20 @@ class Game(HudMixin):
 
         names = list(SOLVER_NAMES)
         world = self.world
-        nxt = names[(names.index(world.solver) + 1) % len(names)] if world.solver in names \
-            else names[0]
-        world.set_solver(nxt)
+        at = names.index(world.solver) if world.solver in names else -1
+        refused = []
+        for k in range(1, len(names) + 1):  # the next one that takes this level's fluid
+            nxt = names[(at + k) % len(names)]
+            try:
+                world.set_solver(nxt)
+                break
+            except ValueError:  # e.g. ddr and materials too far apart in density
+                refused.append(nxt)
+        else:
+            nxt = world.solver
         if self.session.level is not None:
-            self.session.level.say(f"solver: {nxt}")
+            skipped = f" ({', '.join(refused)} refused this fluid)" if refused else ""
+            self.session.level.say(f"solver: {nxt}{skipped}")
         return nxt
 
     def toggle_help(self) -> bool:
