@@ -219,8 +219,10 @@ class StepHelpers:
         with that stage comes back): a ``RuntimeWarning`` names it.
 
         Raises:
-            ValueError: an unknown solver name. TypeError: not a name or a Solver.
-            RuntimeError: called during a step (from a system).
+            ValueError: an unknown solver name, or a solver that refuses this world's fluid
+                (``ddr``: materials more than 128x apart in density); the world keeps its
+                solver. TypeError: not a name or a Solver. RuntimeError: called during a step
+                (from a system).
         """
         self._not_stepping("set_solver()")
         self.fluid.set_solver(make_solver(solver))
