@@ -67,8 +67,8 @@ import numpy as np
 from numba import njit, prange
 from numba.core.cpu_options import ParallelOptions
 
-__all__ = ["viscosity_impulses", "relax_positions", "anti_stick", "lattice_sums", "rest_density",
-           "CHUNK"]
+__all__ = ["viscosity_impulses", "relax_positions", "anti_stick", "column_height",
+           "lattice_sums", "rest_density", "CHUNK"]
 
 #: Particles per parallel work item.
 CHUNK = 512
@@ -447,6 +447,34 @@ def anti_stick(pos, vel, n, lo_x, hi_x, lo_y, hi_y, band, speed):
             hit = True
         released += hit
     return released
+
+
+# ----------------------------------------------------------------------------- load
+@njit(cache=True)
+def column_height(pos, mat, mu, n, gx, gy, bin_w, area):
+    """The height of fluid the most loaded column holds up: the particles binned across gravity
+    ``(gx, gy)`` in bins ``bin_w`` wide, each bin's sum of ``area`` times its particles'
+    material densities ``mu`` over the lightest one's and over ``bin_w``; the largest bin's.
+    For one material that is the depth of fluid in the column (``area``: a particle's share of
+    the fill), for a heavy layer over a light one the depth of light fluid as heavy. 0 without
+    particles or gravity."""
+    g = math.sqrt(gx * gx + gy * gy)
+    if n == 0 or g == 0.0:
+        return 0.0
+    ux = -gy / g  # across gravity
+    uy = gx / g
+    lo = math.inf
+    hi = -math.inf
+    mu_min = math.inf
+    for i in range(n):
+        s = pos[i, 0] * ux + pos[i, 1] * uy
+        lo = min(lo, s)
+        hi = max(hi, s)
+        mu_min = min(mu_min, mu[mat[i]])
+    acc = np.zeros(int((hi - lo) / bin_w) + 1)
+    for i in range(n):
+        acc[int((pos[i, 0] * ux + pos[i, 1] * uy - lo) / bin_w)] += mu[mat[i]]
+    return acc.max() * area / (bin_w * mu_min)
 
 
 # ----------------------------------------------------------------------------- rest state

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .system import FluidSystem
 
 __all__ = ["CONTRAST_PER_PASSES", "DDRParams", "DDRSolver", "KERNELS", "MAX_CONTRAST",
-           "MAX_PASSES", "REF_SUBSTEPS", "cohesion_table", "relax_schedule"]
+           "MAX_PASSES", "REF_SUBSTEPS", "WEIGHT_PER_PASSES", "cohesion_table", "relax_schedule"]
 
 #: Share of the near pressure's push at the fill lattice that the rest density takes back
 #: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
@@ -139,6 +139,13 @@ REF_SUBSTEPS = 2
 #: hold (:func:`relax_schedule`): a block of a fluid of 8x water's density laid on water ran
 #: at most 817 units/s with 4 passes (water alone 479), one of 10x at 1,785.
 CONTRAST_PER_PASSES = 8.0
+#: The load that ``DDRParams.passes`` hold (:func:`relax_schedule`): gravity times the height of
+#: fluid the most loaded column holds up (:func:`~fluidworld.fluid.ddr.column_height`), in
+#: units²/s². Pools of water 60 wide at gravity 900 with 4 passes: 400, 450 and 500 deep rest,
+#: 550 deep grows a checkerboard near the floor (its densest particle at 2.5x the lattice's)
+#: and 600, 800 and 1,000 deep blow up to the speed cap within a second; with 8 passes 1,000
+#: deep does not. Set at 400 deep.
+WEIGHT_PER_PASSES = 900.0 * 400.0
 #: The most passes :func:`relax_schedule` runs in a substep, whatever the contrast and the
 #: substep: a material of 0.001 x water's density beside water would otherwise ask for 500,
 #: a step ~100x as slow (measured at the cap: see ``docs/architecture.md``, DDR).
@@ -149,10 +156,11 @@ MAX_CONTRAST = MAX_PASSES * CONTRAST_PER_PASSES / 4.0
 
 
 def relax_schedule(dt: float, substeps: int, passes: int,
-                   contrast: float = 1.0) -> tuple[float, int]:
+                   contrast: float = 1.0, weight: float = 0.0) -> tuple[float, int]:
     """The reference substep ``h_ref = dt / REF_SUBSTEPS`` that the stiffnesses are per, and
     the Jacobi passes to run per substep of ``dt / substeps`` with materials whose densities
-    differ by up to ``contrast`` (the heaviest present over the lightest).
+    differ by up to ``contrast`` (the heaviest present over the lightest) under a load
+    ``weight`` (gravity times the tallest column of fluid, in units²/s²).
 
     A pair's relaxation moves it by ``stiffness (h / h_ref)^2`` spacings per unit density
     error in a substep ``h``: the pressure is an acceleration, so the fluid rests at the same
@@ -164,11 +172,15 @@ def relax_schedule(dt: float, substeps: int, passes: int,
     density ``mu`` times water's at the same compression, so it moves a light neighbour ``mu``
     times as far per pass: beyond :data:`CONTRAST_PER_PASSES` the passes grow in proportion
     (a fluid of 50x water's density laid on water blew it to the ceiling with 4 passes; with
-    20 it runs at ~1,200 units/s), up to :data:`MAX_PASSES`. The stiffness is split among the
-    passes, so the rest state stays."""
+    20 it runs at ~1,200 units/s). The fluid under a tall column is compressed further, and a
+    pass's most unstable mode (a checkerboard, led by the near pressure) grows with the
+    compression: beyond :data:`WEIGHT_PER_PASSES` the passes grow in proportion too (a pool
+    600 deep blew up with 4). Whichever of the two asks for more, up to :data:`MAX_PASSES`.
+    The stiffness is split among the passes, so the rest state stays."""
     h = dt / substeps
     h_ref = dt / REF_SUBSTEPS
-    load = (h / h_ref) ** 2 * max(1.0, contrast / CONTRAST_PER_PASSES)
+    load = (h / h_ref) ** 2 * max(1.0, contrast / CONTRAST_PER_PASSES,
+                                  weight / WEIGHT_PER_PASSES)
     return h_ref, max(passes, min(math.ceil(passes * load - 1e-9), MAX_PASSES))
 
 
@@ -288,7 +300,7 @@ class DDRSolver:
             # does; a fixed move per substep became a velocity move / h (a pool at rest thrown
             # to 34,000 units/s at dt 1e-5)
             h_ref, passes = relax_schedule(f.params.dt, f.params.substeps, prm.passes,
-                                           self._contrast(n))
+                                           self._contrast(n), self._weight(n))
             k = prm.stiffness * f.r_l / (h_ref * h_ref * passes)
             k_near = prm.near_stiffness * f.r_l / (h_ref * h_ref * passes)
             # particles moved since the sort (v h, and a jelly's springs): the searches reach
@@ -314,6 +326,17 @@ class DDRSolver:
             return 1.0
         present = self._mu[np.bincount(f.mat[:n], minlength=len(self._mu)) > 0]
         return float(present.max() / present.min())
+
+    def _weight(self, n: int) -> float:
+        """Gravity times the height of fluid the most loaded column holds up (columns four
+        spacings wide across gravity; :func:`~fluidworld.fluid.ddr.column_height`)."""
+        f = self.fluid
+        assert f is not None
+        gx, gy = f.params.gravity
+        p = f.params
+        height = ddr.column_height(f.pos, f.mat, self._mu, n, float(gx), float(gy),
+                                   4.0 * f.r_l, p.a0 * p.a0 / p.gamma)
+        return math.hypot(gx, gy) * height
 
     def _fluid_group(self, n: int) -> tuple:
         """The kernels' ``fluid`` group (:mod:`~fluidworld.fluid.ddr`) of the first ``n``."""
