@@ -143,8 +143,8 @@ CONTRAST_PER_PASSES = 8.0
 #: fluid the most loaded column holds up (:func:`~fluidworld.fluid.ddr.column_height`), in
 #: units²/s². Pools of water 60 wide at gravity 900 with 4 passes: 400, 450 and 500 deep rest,
 #: 550 deep grows a checkerboard near the floor (its densest particle at 2.5x the lattice's)
-#: and 600, 800 and 1,000 deep blow up to the speed cap within a second; with 8 passes 1,000
-#: deep does not. Set at 400 deep.
+#: and 600, 800 and 1,000 deep blow up to the speed cap within 3 / 1 / 1 s; with 8 passes
+#: 1,000 deep does not. Set at 400 deep.
 WEIGHT_PER_PASSES = 900.0 * 400.0
 #: The most passes :func:`relax_schedule` runs in a substep, whatever the contrast and the
 #: substep: a material of 0.001 x water's density beside water would otherwise ask for 500,
