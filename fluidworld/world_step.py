@@ -154,7 +154,7 @@ class StepHelpers:
             return 0
         keep = math.exp(-SETTLE_RATE * h)
         c = self.coupler
-        c.sync(h, True)
+        c.sync(h, True, hold=True)
         f.threads.begin()
         try:
             for _ in range(substeps):

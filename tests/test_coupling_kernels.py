@@ -115,7 +115,9 @@ def test_containment_pushes_out_of_every_shape_and_balances_momentum() -> None:
     f = world.fluid
     f.bin_particles()  # the neighbour grid is the containment's broad phase
     cp.remember_positions()
-    cp.sync(f.params.h)
+    # not a step's first sync (full): that one puts particles found inside the shapes of
+    # bodies just added out at once (Coupler.contain_placed), before any stage could move them
+    cp.sync(f.params.h, full=False)
     p0 = f.momentum()
     moved = cp.contain()
     assert moved >= len(pts) // 2

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 
 from . import containment as C
 from . import kernels as K
+from . import placed as P
 from .body_io import BodyIO
 from .buoyancy import outline_normals, surface_quadrature
 from .cut_cells import relabel
@@ -266,17 +267,20 @@ class Coupler(SampleLayout, BodyIO):
                 f.solid_vel[nw:], f.solid_impulse[nw:], self._out_inset)
 
     # ------------------------------------------------------------------ per substep
-    def sync(self, h: float | None = None, full: bool = True) -> None:
+    def sync(self, h: float | None = None, full: bool = True, hold: bool = False) -> None:
         """Stage ``sync_bodies``: bodies -> solid particles, solid cover, containment geometry.
 
         Args:
             h: The coming substep (default ``params.h``); it scales the gravity kick that the
                 submerged cover gets.
-            full: Re-read body types and masses too (the first substep of a step).
+            full: Re-read body types and masses too, and put the fluid out of bodies that were
+                put onto it (:meth:`contain_placed`): the first substep of a step.
+            hold: The bodies take no impulse from that (``World.settle_fluid``).
         """
         f = self.fluid
         if len(f.solid_pos) != self._n_wall + len(self._out_local):  # fluid's solids were reset
             self._dirty = True
+        bodies_before = self.bodies
         self.read_bodies(full or self._dirty)
         gx, gy = f.params.gravity
         h = f.params.h if h is None else h
@@ -289,6 +293,47 @@ class Coupler(SampleLayout, BodyIO):
                                              self._shapes, self._cells_group(), params)
         if f.wall_cover_count:  # the pieces of the cells walls cut, when the walls change
             relabel(self, f)
+        if full:
+            self.contain_placed(bodies_before, apply=not hold)
+
+    def contain_placed(self, bodies_before: list[pymunk.Body] | None = None,
+                       apply: bool = True) -> int:
+        """Put the particles inside the shapes of bodies that were put somewhere since the last
+        step out of them, mirrored across the nearest surface (:mod:`.placed`): bodies added,
+        and bodies whose position or angle changed since the end of the last step (set by
+        hand: pymunk moves bodies only inside the step). The first substep's ``sync_bodies``
+        runs it, before the fluid's stages; the impulses are applied at once.
+
+        Args:
+            bodies_before: :attr:`bodies` as it was before this substep's read (a rebuilt
+                list: every shape counts as placed).
+            apply: Give the bodies the particles' momentum change (else it is dropped).
+
+        Returns:
+            How many particles moved.
+        """
+        nb = len(self.bodies)
+        pose = self._raw[:, :3].copy()
+        seen, self._pose_seen = getattr(self, "_pose_seen", None), pose
+        if nb == 0 or self.fluid.count == 0:
+            return 0
+        if bodies_before is self.bodies and seen is not None and seen.shape == pose.shape:
+            moved = np.any(pose != seen, axis=1)
+            if not moved.any():
+                return 0
+        else:
+            moved = np.ones(nb, bool)
+        f = self.fluid
+        p = f.params
+        self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
+        params = (False, 0.0, p.width, p.height, self.params.containment_eps * self.a0,
+                  self._margin)
+        count = P.contain_placed(self._fluid_group(), self._mats_group(), self._shapes,
+                               self._bodies, moved[self._shape_body], params)
+        if count and apply:
+            self._apply(self.impulse, self.angular_impulse)
+        self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
+        return int(count)
 
     def adds_buoyancy(self) -> bool:
         """Whether the exchange adds buoyancy of its own: ``params.buoyancy`` is on and the
@@ -326,6 +371,7 @@ class Coupler(SampleLayout, BodyIO):
             return 0
         h = self.fluid.params.h if h is None else h
         self._pose_geometry(h)
+        self._pose_seen = self._raw[:, :3].copy()  # where pymunk left them (contain_placed)
         self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
         moved = self.contain(h)
         if moved:  # else every impulse is zero
