@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["sort_particles", "bin_points", "bin_points_over", "mark_near_cells"]
+__all__ = ["sort_particles", "bin_points", "bin_points_over", "mark_near_cells", "near_points"]
 
 
 @njit(cache=True)
@@ -228,3 +228,57 @@ def bin_points_over(pos, nw, m, inv_h, nx, ny, walls, cell_start, order, span):
         j = cells[k] - lo
         order[cur[j]] = nw + k
         cur[j] += 1
+
+
+@njit(cache=True)
+def near_points(points, pos, n, radius):
+    """Which ``points`` lie closer than ``radius`` to one of the first ``n`` positions ``pos``
+    (a fill's lattice against the fluid already there): the positions inside the points' box
+    grown by ``radius`` binned in cells ``radius`` wide, each point's 3 x 3 cells searched.
+    Returns a bool array over ``points``."""
+    m = points.shape[0]
+    out = np.zeros(m, np.bool_)
+    if m == 0 or n == 0 or not radius > 0.0:
+        return out
+    x0 = points[:, 0].min() - radius
+    y0 = points[:, 1].min() - radius
+    inv = 1.0 / radius
+    nx = int((points[:, 0].max() + radius - x0) * inv) + 1
+    ny = int((points[:, 1].max() + radius - y0) * inv) + 1
+    start = np.zeros(nx * ny + 1, np.int64)
+    cell = np.full(n, -1, np.int64)
+    for i in range(n):
+        cx = int((pos[i, 0] - x0) * inv)
+        cy = int((pos[i, 1] - y0) * inv)
+        if 0 <= cx < nx and 0 <= cy < ny and pos[i, 0] >= x0 and pos[i, 1] >= y0:
+            cell[i] = cy * nx + cx
+            start[cell[i] + 1] += 1
+    for c in range(nx * ny):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    order = np.empty(start[-1], np.int64)
+    for i in range(n):
+        if cell[i] >= 0:
+            order[fill[cell[i]]] = i
+            fill[cell[i]] += 1
+    r2 = radius * radius
+    for k in range(m):
+        px = points[k, 0]
+        py = points[k, 1]
+        cx = int((px - x0) * inv)
+        cy = int((py - y0) * inv)
+        for yy in range(max(cy - 1, 0), min(cy + 2, ny)):
+            for xx in range(max(cx - 1, 0), min(cx + 2, nx)):
+                c = yy * nx + xx
+                for t in range(start[c], start[c + 1]):
+                    j = order[t]
+                    dx = pos[j, 0] - px
+                    dy = pos[j, 1] - py
+                    if dx * dx + dy * dy < r2:
+                        out[k] = True
+                        break
+                if out[k]:
+                    break
+            if out[k]:
+                break
+    return out
