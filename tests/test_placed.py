@@ -103,3 +103,27 @@ def test_bodies_left_alone_are_not_placed_again() -> None:
     w.coupler.sync()
     assert not np.array_equal(w.fluid.positions, before)
     assert w.check().inside_shapes == 0
+
+
+def test_adding_a_body_places_only_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bodies that were there and kept still are not searched again when one is added
+    (the arrays are rebuilt, so each body is matched to where it was)."""
+    from fluidworld.coupling import placed
+
+    w = settled_pool("srd")
+    old = w.add_box((100, 150), (30, 30), density=0.5)
+    w.step()
+    seen: list[np.ndarray] = []
+    real = placed.contain_placed
+
+    def spy(fluid, mats, shapes, bodies, mask, params):  # type: ignore[no-untyped-def]
+        seen.append(mask.copy())
+        return real(fluid, mats, shapes, bodies, mask, params)
+
+    monkeypatch.setattr(placed, "contain_placed", spy)
+    new = w.add_ball((200, 60), 12, density=0.5)
+    w.step()
+    cp = w.coupler
+    mask = seen[0]
+    assert mask[cp._shape_body == cp.body_index(new.body)].all()
+    assert not mask[cp._shape_body == cp.body_index(old.body)].any()

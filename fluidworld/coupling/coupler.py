@@ -314,15 +314,19 @@ class Coupler(SampleLayout, BodyIO):
         """
         nb = len(self.bodies)
         pose = self._raw[:, :3].copy()
-        seen, self._pose_seen = getattr(self, "_pose_seen", None), pose
+        seen: NDArray[np.float64] = getattr(self, "_pose_seen", np.zeros((0, 3)))
+        seen_bodies: list[pymunk.Body] = getattr(self, "_pose_bodies", [])
+        self._pose_seen, self._pose_bodies = pose, self.bodies
         if nb == 0 or self.fluid.count == 0:
             return 0
-        if bodies_before is self.bodies and seen is not None and seen.shape == pose.shape:
+        if bodies_before is self.bodies and seen.shape == pose.shape:
             moved = np.any(pose != seen, axis=1)
-            if not moved.any():
-                return 0
-        else:
-            moved = np.ones(nb, bool)
+        else:  # rebuilt (a body added or removed): the bodies that were there and kept still
+            row = {b: k for k, b in enumerate(seen_bodies)}
+            moved = np.array([b not in row or bool(np.any(seen[row[b]] != pose[k]))
+                              for k, b in enumerate(self.bodies)])
+        if not moved.any():
+            return 0
         f = self.fluid
         p = f.params
         self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
@@ -372,6 +376,7 @@ class Coupler(SampleLayout, BodyIO):
         h = self.fluid.params.h if h is None else h
         self._pose_geometry(h)
         self._pose_seen = self._raw[:, :3].copy()  # where pymunk left them (contain_placed)
+        self._pose_bodies = self.bodies
         self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
         moved = self.contain(h)
         if moved:  # else every impulse is zero
