@@ -305,8 +305,9 @@ class Coupler(SampleLayout, BodyIO):
         runs it, before the fluid's stages; the impulses are applied at once.
 
         Args:
-            bodies_before: :attr:`bodies` as it was before this substep's read (a rebuilt
-                list: every shape counts as placed).
+            bodies_before: :attr:`bodies` as it was before this substep's read; when the list
+                was rebuilt since, each body is matched to the pose it had (a new one counts as
+                placed).
             apply: Give the bodies the particles' momentum change (else it is dropped).
 
         Returns:
