@@ -75,12 +75,13 @@ def test_the_column_height_is_the_depth_of_the_most_loaded_column() -> None:
     fs.fill_rect(100, 100, 200, 150, material=1)  # 50 of heavy: 100 of water's weight
     area = fs.params.a0 ** 2 / fs.params.gamma
     mu = np.array([1.0, 2.0])
-    down = K.column_height(fs.pos, fs.mat, mu, fs.count, 0.0, -900.0, 4 * fs.r_l, area)
+    down = K.column_height(fs.pos, fs.mat, mu, fs.count, 0.0, -900.0, 4 * fs.r_l, area, np.zeros(0))
     assert 190.0 < down < 210.0, down
     # sideways gravity: the columns run along x, 300 of fluid in the rows under 100
-    side = K.column_height(fs.pos, fs.mat, mu, fs.count, 900.0, 0.0, 4 * fs.r_l, area)
+    side = K.column_height(fs.pos, fs.mat, mu, fs.count, 900.0, 0.0, 4 * fs.r_l, area, np.zeros(0))
     assert 280.0 < side < 340.0, side  # rows 4.16 apart in bins 19.2 wide: up to 5 rows
-    assert K.column_height(fs.pos, fs.mat, mu, fs.count, 0.0, 0.0, 4 * fs.r_l, area) == 0.0
+    assert K.column_height(fs.pos, fs.mat, mu, fs.count, 0.0, 0.0, 4 * fs.r_l, area,
+                           np.zeros(0)) == 0.0
 
 
 def test_materials_too_far_apart_in_density_are_refused_and_the_solver_kept() -> None:

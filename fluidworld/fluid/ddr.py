@@ -451,13 +451,14 @@ def anti_stick(pos, vel, n, lo_x, hi_x, lo_y, hi_y, band, speed):
 
 # ----------------------------------------------------------------------------- load
 @njit(cache=True)
-def column_height(pos, mat, mu, n, gx, gy, bin_w, area):
+def column_height(pos, mat, mu, n, gx, gy, bin_w, area, acc):
     """The height of fluid the most loaded column holds up: the particles binned across gravity
     ``(gx, gy)`` in bins ``bin_w`` wide, each bin's sum of ``area`` times its particles'
     material densities ``mu`` over the lightest one's and over ``bin_w``; the largest bin's.
     For one material that is the depth of fluid in the column (``area``: a particle's share of
     the fill), for a heavy layer over a light one the depth of light fluid as heavy. 0 without
-    particles or gravity."""
+    particles or gravity. ``acc``: the bins' scratch (the domain's diagonal over ``bin_w``
+    plus two is enough; a shorter one is replaced by a new array)."""
     g = math.sqrt(gx * gx + gy * gy)
     if n == 0 or g == 0.0:
         return 0.0
@@ -471,10 +472,13 @@ def column_height(pos, mat, mu, n, gx, gy, bin_w, area):
         lo = min(lo, s)
         hi = max(hi, s)
         mu_min = min(mu_min, mu[mat[i]])
-    acc = np.zeros(int((hi - lo) / bin_w) + 1)
+    m = int((hi - lo) / bin_w) + 1
+    if len(acc) < m:
+        acc = np.zeros(m)
+    acc[:m] = 0.0
     for i in range(n):
         acc[int((pos[i, 0] * ux + pos[i, 1] * uy - lo) / bin_w)] += mu[mat[i]]
-    return acc.max() * area / (bin_w * mu_min)
+    return acc[:m].max() * area / (bin_w * mu_min)
 
 
 # ----------------------------------------------------------------------------- rest state

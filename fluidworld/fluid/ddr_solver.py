@@ -230,6 +230,7 @@ class DDRSolver:
             raise TypeError(f"params must be a DDRParams, got {type(params).__name__}")
         self.fluid: FluidSystem | None = None
         self._prev = np.zeros((0, 2))
+        self._columns = np.zeros(0)  # column_height's bins (sized to the domain on first use)
 
     @property
     def rest_fill(self) -> float:
@@ -334,8 +335,12 @@ class DDRSolver:
         assert f is not None
         gx, gy = f.params.gravity
         p = f.params
-        height = ddr.column_height(f.pos, f.mat, self._mu, n, float(gx), float(gy),
-                                   4.0 * f.r_l, p.a0 * p.a0 / p.gamma)
+        bin_w = 4.0 * f.r_l
+        bins = int(math.hypot(p.width, p.height) / bin_w) + 2
+        if len(getattr(self, "_columns", ())) < bins:  # the bins' scratch (older saves: none)
+            self._columns = np.zeros(bins)
+        height = ddr.column_height(f.pos, f.mat, self._mu, n, float(gx), float(gy), bin_w,
+                                   p.a0 * p.a0 / p.gamma, self._columns)
         return math.hypot(gx, gy) * height
 
     def _fluid_group(self, n: int) -> tuple:
