@@ -3,6 +3,8 @@ TypeError that names the argument."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,7 @@ from numpy.typing import NDArray
 
 from .fluid.params import _finite
 
-__all__ = ["_vec", "_points", "_convex_vertices", "_convex_parts", "_in_polygon"]
+__all__ = ["_rgba", "_vec", "_points", "_convex_vertices", "_convex_parts", "_in_polygon"]
 
 
 def _vec(name: str, v: Any) -> tuple[float, float]:
@@ -21,6 +23,24 @@ def _vec(name: str, v: Any) -> tuple[float, float]:
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a pair (x, y), got {v!r}") from None
     return (_finite(f"{name}[0]", x), _finite(f"{name}[1]", y))
+
+
+def _rgba(name: str, value: Any) -> tuple[int, int, int, int]:
+    """``value`` as an RGBA colour: 3 or 4 whole numbers in 0..255 (alpha 255 when left out)."""
+    iterable = isinstance(value, Iterable) and not isinstance(value, str | bytes)
+    items = tuple(value) if iterable else ()
+    if len(items) not in (3, 4):
+        raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
+    channels = []
+    for c in items:
+        if (isinstance(c, bool) or not isinstance(c, int | float | np.integer)
+                or not math.isfinite(c) or int(c) != c):
+            raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
+        channels.append(int(c))
+    if min(channels) < 0 or max(channels) > 255:
+        raise ValueError(f"{name} must have channels in 0..255, got {value!r}")
+    r, g, b, *alpha = channels
+    return r, g, b, alpha[0] if alpha else 255
 
 
 def _points(name: str, v: Any, min_len: int) -> NDArray[np.float64]:

@@ -36,10 +36,12 @@ during a step (from a pymunk callback, say) is deferred to the end of the step.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import math
 import os
 import pickle
 import warnings
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -90,6 +92,24 @@ STAGES = ("sync_bodies", "external_forces", "bin", "local_repulsion", "srd_colli
 
 E = TypeVar("E", bound=Entity)
 
+#: The World each user Space belongs to (weakly: a World that is gone frees its Space).
+_SPACE_OWNERS: weakref.WeakKeyDictionary[pymunk.Space, weakref.ref[Any]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _claim_space(space: pymunk.Space, world: Any) -> None:
+    """Refuse a Space that a live World uses already: both would step it (bodies falling twice
+    as fast) and hold two fluids that do not see each other."""
+    owner = _SPACE_OWNERS.get(space)
+    if owner is not None and owner() is not None:
+        gc.collect()  # a World dropped but still in a reference cycle is not in use
+        if owner() is not None:
+            raise ValueError(
+                "space is the Space of another World already; one World per Space (each World "
+                "steps its Space): add the water to that World, or give this one its own Space")
+    _SPACE_OWNERS[space] = weakref.ref(world)
+
+
 _SLOT_BITS = 20
 _SLOT_MASK = (1 << _SLOT_BITS) - 1
 
@@ -121,8 +141,10 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         params: Fluid parameters; default :meth:`FluidParams.game` ``(width, height)``. Its size
             must match ``width`` x ``height``.
         space: A pymunk Space to add water to (yours). By default the world makes one with
-            the fluid's gravity and keeps the two equal: set ``world.space.gravity`` (or the
-            fluid's ``params.gravity``) and water and bodies both follow at the next step. On
+            the fluid's gravity and keeps the two equal: set ``world.space.gravity`` (or give
+            the fluid new params, ``world.fluid.params = dataclasses.replace(
+            world.fluid.params, gravity=(0, -500))``) and water and bodies both follow at the
+            next step. One World per Space: each World steps its Space. On
             your Space, the water takes its gravity from the Space
             (every step, unless ``params`` sets it: then the Space's gravity is left alone),
             no boundary walls are added unless ``bounds=True``, and the static shapes in it
@@ -175,6 +197,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._own_space = own_space
         self._warned_gravity = False  # told once that bodies get no buoyancy (gravity not -y)
         params = _params_for(width, height, params, space)
+        if space is not None:
+            _claim_space(space, self)
         if space is None:
             space = pymunk.Space()
             space.gravity = params.gravity
@@ -215,6 +239,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._pending: list[Entity] = []
         self._stepping = False
         self._events: list[Any] = []
+        self.events_dropped = 0  # events older than the newest MAX_EVENTS, never polled
         self._drains: list[Drain] = []
         self._emitters: list[Emitter] = []
 

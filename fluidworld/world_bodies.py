@@ -5,6 +5,7 @@ concept)."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,28 @@ __all__ = ["BodyHelpers", "REACH"]
 
 #: How far beyond the domain a shape may reach, in domain sizes (its largest side).
 REACH = 10.0
+
+
+def _check_sprite(sprite: Any) -> None:
+    """Refuse, by name, a ``sprite`` a renderer could not load: it must be ``None``, a texture
+    name or path (a non-empty ``str`` or ``os.PathLike``) or a texture object (an
+    ``arcade.Texture``: anything with an ``image``). Checked when the body is made, not at the
+    first frame that draws it."""
+    if sprite is None or isinstance(sprite, os.PathLike) or hasattr(sprite, "image"):
+        return
+    if not isinstance(sprite, str) or not sprite:
+        raise TypeError(f"sprite must be None, a texture name or path (a non-empty str or "
+                        f"os.PathLike) or an arcade.Texture, got {sprite!r}")
+
+
+def _sprite_kind(sprite: Any) -> str:
+    """The entity kind a body gets from its sprite: the texture's name (``"crate"``, the stem of
+    a path), ``"body"`` without one."""
+    if isinstance(sprite, str):
+        return sprite
+    if isinstance(sprite, os.PathLike):
+        return os.path.splitext(os.path.basename(os.fspath(sprite)))[0] or "body"
+    return "body"
 
 
 class BodyHelpers:
@@ -72,6 +95,9 @@ class BodyHelpers:
     def _handle(self, body: pymunk.Body, shapes: Sequence[pymunk.Shape], kind: str,
                 sprite: str | None, owns_body: bool,
                 sensors: Sequence[pymunk.Shape] = ()) -> BodyHandle:
+        _check_sprite(sprite)
+        if not isinstance(kind, str) or not kind:
+            raise TypeError(f"kind must be a non-empty string, got {kind!r}")
         to_add: list[Any] = []
         if body is not self.space.static_body and body not in self.space.bodies:
             to_add.append(body)
@@ -157,7 +183,8 @@ class BodyHelpers:
                 "(1e-12, 1e30): check its size/radius and density")
         for s in shapes:
             self._surface(s, friction, elasticity)
-        return self._handle(body, shapes, kind or sprite or "body", sprite, True)
+        _check_sprite(sprite)
+        return self._handle(body, shapes, kind or _sprite_kind(sprite), sprite, True)
 
     def add_box(
         self, position: tuple[float, float], size: tuple[float, float], density: float = 0.5,

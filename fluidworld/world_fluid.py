@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .coupling import Coupler
     from .fluid import FluidSystem
 
-__all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "WALL_FILL_MARGIN", "DRAIN_WALL_REACH"]
+__all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "MAX_EVENTS", "WALL_FILL_MARGIN", "DRAIN_WALL_REACH"]
 
 #: How far in from a domain wall a drain on it reaches at least, in ``r_L``: SRD's bottom
 #: row rests 1.25 ``r_L`` off the floor under a pool, ~1.5 under a thin film (the wall solids
@@ -45,6 +45,10 @@ _GOLDEN = 0.6180339887498949
 #: the solvers that push particles apart (with ``ddr``, water filled into a funnel of thin
 #: walls or across a thin floor reached 454-1,035 units/s in the first step; 224-573 with this).
 WALL_FILL_MARGIN = 0.25
+
+#: Events a world keeps for :meth:`~FluidHelpers.poll_events` (the newest; an hour of one drain
+#: at 60 steps/s would otherwise hold ~216,000).
+MAX_EVENTS = 4096
 
 #: Fills leave out the points closer than this many particle spacings (``r_L``) to a particle
 #: already in the fluid: a fill tops the fluid up, it never lays a second lattice over the
@@ -66,6 +70,7 @@ class FluidHelpers:
     particles_added: int
     particles_removed: int
     _events: list[Any]
+    events_dropped: int
     _drains: list[Drain]
     _emitters: list[Emitter]
     _slots: list[Entity | None]
@@ -249,9 +254,22 @@ class FluidHelpers:
 
     # ------------------------------------------------------------------ events
     def poll_events(self) -> list[Any]:
-        """Events since the last poll (oldest first), and forget them."""
+        """Events since the last poll (oldest first), and forget them.
+
+        The world keeps the newest :data:`MAX_EVENTS` only: a game that never polls (a drain
+        makes an event every step it eats) does not grow; the older ones are counted in
+        ``events_dropped``."""
         ev, self._events = self._events, []
         return ev
+
+    def _event(self, event: Any) -> None:
+        """Queue an event for :meth:`poll_events`, dropping the oldest beyond MAX_EVENTS."""
+        self._events.append(event)
+        extra = len(self._events) - MAX_EVENTS
+        if extra > 0:
+            del self._events[:extra]
+            # a world saved before the cap has no counter
+            self.events_dropped = getattr(self, "events_dropped", 0) + extra
 
     def _run_drains(self, world: Any, dt: float) -> None:
         """The built-in ``drains`` system: remove the particles inside each drain."""
@@ -277,7 +295,7 @@ class FluidHelpers:
                 f.remove_particles(mask)
                 d.removed += k
                 self.particles_removed += k
-                self._events.append(DrainEvent(d.id, k, self.steps))
+                self._event(DrainEvent(d.id, k, self.steps))
 
     def _run_emitters(self, world: Any, dt: float) -> None:
         """The built-in ``emitters`` system: each enabled emitter adds its particles."""
@@ -298,10 +316,10 @@ class FluidHelpers:
             if not h.in_water and frac > 0.02:
                 h.in_water = True
                 v = h.body.velocity
-                self._events.append(BodyEnteredWaterEvent(h.id, float(v.length), self.steps))
+                self._event(BodyEnteredWaterEvent(h.id, float(v.length), self.steps))
             elif h.in_water and frac < 0.01:
                 h.in_water = False
-                self._events.append(BodyLeftWaterEvent(h.id, self.steps))
+                self._event(BodyLeftWaterEvent(h.id, self.steps))
 
     def _emit(self, e: Emitter, dt: float) -> None:
         material = self.material_id(e.material)  # a name or id set since is checked here

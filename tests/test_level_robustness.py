@@ -15,7 +15,7 @@ import pymunk
 import pytest
 
 from fluidworld.levels import Level, LevelError, LevelSession
-from fluidworld.levels.scripting import KEY_NAMES, Trigger, count_fluid
+from fluidworld.levels.scripting import KEY_NAMES, Circle, Rect, Trigger, count_fluid
 
 
 class Empty(Level):
@@ -365,3 +365,55 @@ def test_a_removed_body_no_longer_counts_in_a_trigger() -> None:
     assert level.trig.count(s.world) == 0
     s.step()
     assert level.hits == [1]
+
+
+# ------------------------------------------------------------------ helpers checked at the call
+def test_a_trigger_takes_one_body_alone_and_refuses_what_is_no_body() -> None:
+    class One(Empty):
+        def build(self, world: Any) -> None:
+            self.crate = world.add_box((50, 50), (20, 20), density=0.5)
+            self.trig = self.trigger((0, 0, 100, 150), lambda w: None, bodies=self.crate)
+
+    level: Any = running(One)
+    assert level.trig.bodies == [level.crate] and level.trig.count(level.world) == 1
+    for bad, match in ((["crate"], r"bodies\[0\]"), ("crate", "bodies"), (3, "bodies")):
+        with pytest.raises(TypeError, match=match):
+            level.trigger((0, 0, 100, 150), lambda w: None, bodies=bad)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"color": "red"}, TypeError, "color"),
+    ({"color": (255, 0, 300)}, ValueError, "color"),
+    ({"width": -2.0}, ValueError, "width"),
+    ({"a": (math.nan, 0.0)}, ValueError, r"a\[0\]"),
+    ({"b": (1.0,)}, TypeError, "b"),
+])
+def test_a_guide_line_is_checked_where_it_is_drawn_from(kwargs: dict[str, Any],
+                                                        error: type[Exception],
+                                                        match: str) -> None:
+    level = running(Empty)
+    args: dict[str, Any] = {"a": (0.0, 10.0), "b": (100.0, 10.0), **kwargs}
+    with pytest.raises(error, match=match):
+        level.guide_line(**args)
+    assert level.guides == []
+    level.guide_line((0, 10), (100, 10), color=(255, 0, 0))
+    assert level.guides == [((0.0, 10.0), (100.0, 10.0), (255, 0, 0, 255), 2.0)]
+
+
+@pytest.mark.parametrize(("make", "error", "match"), [
+    (lambda: Circle(math.nan, 0.0, 5.0), ValueError, "Circle.cx"),
+    (lambda: Circle(0.0, 0.0, "5"), TypeError, "Circle.radius"),
+    (lambda: Rect("a", 0.0, 1.0, 1.0), TypeError, "Rect.x0"),
+])
+def test_regions_name_the_bad_coordinate(make: Callable[[], Any], error: type[Exception],
+                                         match: str) -> None:
+    with pytest.raises(error, match=match):
+        make()
+
+
+def test_a_goal_message_must_be_text() -> None:
+    level = running(Empty)
+    with pytest.raises(TypeError, match="message"):
+        level.goal(lambda w: True, message=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hold"):
+        level.goal(lambda w: True, hold="1")  # type: ignore[arg-type]

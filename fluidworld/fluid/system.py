@@ -119,6 +119,11 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         mats = tuple(materials) if materials is not None else default_materials()
         if not 1 <= len(mats) <= 256 or not all(isinstance(m, Material) for m in mats):
             raise ValueError("materials must be 1 to 256 Material objects")
+        names = [m.name for m in mats]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"materials must have distinct names (a name picks a material), "
+                             f"got {twice} more than once")
         super().__init__(p, mats)
         self.rng = np.random.default_rng(p.seed)
 

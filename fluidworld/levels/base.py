@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._args import _rgba, _vec
 from ..fluid import FluidParams
 from .scripting import (
     Action,
@@ -44,6 +45,7 @@ from .scripting import (
     finite_number,
     key_name,
     normalize_key,
+    watched_bodies,
     whole_number,
 )
 
@@ -274,15 +276,16 @@ class Level:
             action: Called with the world.
             watch: ``"fluid"`` or ``"bodies"``; giving ``bodies`` implies ``"bodies"``.
             material: Fluid material to count, by id or name (``None``: any).
-            bodies: Bodies or entity handles to watch (default: every dynamic body); one
-                removed from the world no longer counts.
+            bodies: Bodies or entity handles to watch, a list or one (default: every
+                dynamic body); one removed from the world no longer counts.
             min_count: Particles (or bodies) needed inside.
             once: Fire only the first time.
             name: Label.
 
         Raises:
-            TypeError: ``action`` is not callable. TypeError / ValueError: ``material`` is not
-                a material of the world, or ``min_count`` not an int >= 1.
+            TypeError: ``action`` is not callable, ``bodies`` holds something that is no body
+                or handle. TypeError / ValueError: ``material`` is not a material of the world,
+                or ``min_count`` not an int >= 1.
         """
         if bodies is not None:
             watch = "bodies"
@@ -292,7 +295,7 @@ class Level:
             action,
             watch=watch,
             material=self._material_id(material),
-            bodies=list(bodies) if bodies is not None else None,
+            bodies=watched_bodies(bodies),
             min_count=min_count,
             once=once,
             name=name,
@@ -414,9 +417,16 @@ class Level:
         color: tuple[int, int, int, int] = (255, 255, 255, 170),
         width: float = 2.0,
     ) -> None:
-        """Draw a line in the world that nothing collides with (a fill line, a target)."""
-        self.guides.append(((float(a[0]), float(a[1])), (float(b[0]), float(b[1])),
-                            tuple(color), float(width)))  # type: ignore[arg-type]
+        """Draw a line in the world that nothing collides with (a fill line, a target).
+
+        Raises:
+            TypeError, ValueError: a point that is not a finite ``(x, y)``, a colour that is not
+                3 or 4 whole numbers in 0..255, a width that is not > 0.
+        """
+        w = finite_number("width", width)
+        if w <= 0.0:
+            raise ValueError(f"width must be > 0, got {width!r}")
+        self.guides.append((_vec("a", a), _vec("b", b), _rgba("color", color), w))
 
     @property
     def key_help(self) -> str:

@@ -23,8 +23,9 @@ DYNAMIC_COLOR = (190, 190, 200, 255)
 _MISSING_TEXTURES: set[str] = set()
 
 
-def _warn_missing_texture(name: str, exc: FileNotFoundError) -> None:
-    """Warn once per texture name that a body is drawn untextured, naming the file."""
+def _warn_missing_texture(name: str, exc: Exception) -> None:
+    """Warn once per texture name that a body is drawn untextured (no such file, or one that is
+    no image), naming the file."""
     if name not in _MISSING_TEXTURES:
         _MISSING_TEXTURES.add(name)
         warnings.warn(f"{exc}; drawing the body without it", RuntimeWarning, stacklevel=3)
@@ -34,7 +35,8 @@ class ShapeLayer:
     """Draws the shapes that have no sprite: walls, floors, gates, plain bodies.
 
     A few dozen shapes per frame through arcade's immediate-mode draw functions; segments are
-    drawn as capsules (their radius is the wall's half thickness).
+    drawn as capsules (their radius is the wall's half thickness), rounded polygons with their
+    radius around the outline, as pymunk collides them.
 
     Args:
         world: The world whose ``space`` is drawn.
@@ -65,22 +67,30 @@ def _draw_shape(shape: pymunk.Shape, color: tuple[int, int, int, int]) -> None:
     if isinstance(shape, pymunk.Segment):
         a = body.local_to_world(shape.a)
         b = body.local_to_world(shape.b)
-        r = max(float(shape.radius), 1.0)
-        d = b - a
-        length = d.length
-        if length > 1e-9:
-            n = d.perpendicular_normal() * r
-            arcade.draw_polygon_filled(
-                [(a.x + n.x, a.y + n.y), (b.x + n.x, b.y + n.y), (b.x - n.x, b.y - n.y),
-                 (a.x - n.x, a.y - n.y)], color)
-        arcade.draw_circle_filled(a.x, a.y, r, color)
-        arcade.draw_circle_filled(b.x, b.y, r, color)
+        _draw_capsule(a, b, max(float(shape.radius), 1.0), color)
     elif isinstance(shape, pymunk.Poly):
         pts = [body.local_to_world(v) for v in shape.get_vertices()]
         arcade.draw_polygon_filled([(p.x, p.y) for p in pts], color)
+        r = float(shape.radius)
+        if r > 0.0:  # a rounded polygon collides (and holds water) r beyond its vertices
+            for a, b in zip(pts, pts[1:] + pts[:1], strict=True):
+                _draw_capsule(a, b, r, color)
     elif isinstance(shape, pymunk.Circle):
         c = body.local_to_world(shape.offset)
         arcade.draw_circle_filled(c.x, c.y, float(shape.radius), color)
+
+
+def _draw_capsule(a: pymunk.Vec2d, b: pymunk.Vec2d, r: float,
+                  color: tuple[int, int, int, int]) -> None:
+    """The points within ``r`` of the segment ``a``-``b``."""
+    d = b - a
+    if d.length > 1e-9:
+        n = d.perpendicular_normal() * r
+        arcade.draw_polygon_filled(
+            [(a.x + n.x, a.y + n.y), (b.x + n.x, b.y + n.y), (b.x - n.x, b.y - n.y),
+             (a.x - n.x, a.y - n.y)], color)
+    arcade.draw_circle_filled(a.x, a.y, r, color)
+    arcade.draw_circle_filled(b.x, b.y, r, color)
 
 
 def fit_camera(

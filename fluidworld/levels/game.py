@@ -453,10 +453,9 @@ class Game(HudMixin):
                     try:
                         self.sprites.add(e.body, e.sprite, max(w * fw, 1.0), max(h * fh, 1.0),
                                          offset=(ox * w, oy * h))
-                    except FileNotFoundError as exc:
+                    except (OSError, TypeError, ValueError) as exc:
+                        # a missing or unreadable texture: the body is drawn as its shape
                         _warn_missing_texture(str(e.sprite), exc)
-                        continue
-                    except ValueError:
                         continue
         for eid, body in list(self._sprite_ids.items()):
             if eid not in live:

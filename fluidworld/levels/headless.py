@@ -63,6 +63,8 @@ def _fit_size(level: Level | None, limit: tuple[int, int]) -> tuple[int, int]:
     if level is None:
         return limit
     w, h = level.preferred_window_size(limit)
+    shrink = min(1.0, limit[0] / w, limit[1] / h)  # a level's window_size, fitted too
+    w, h = max(2, round(w * shrink)), max(2, round(h * shrink))
     return (w - w % 2, h - h % 2)  # even sizes for video encoders
 
 

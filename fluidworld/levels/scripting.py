@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
+import pymunk
 
 from ..fluid.params import _finite
 
@@ -41,6 +42,7 @@ __all__ = [
     "count_fluid",
     "key_name",
     "normalize_key",
+    "watched_bodies",
 ]
 
 #: What timers, triggers, goals and keys call: ``action(world)``.
@@ -73,8 +75,7 @@ class Rect:
 
     def __post_init__(self) -> None:
         for name in ("x0", "y0", "x1", "y1"):
-            if not math.isfinite(getattr(self, name)):
-                raise ValueError(f"Rect.{name} must be finite, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, _finite(f"Rect.{name}", getattr(self, name)))
         if self.x1 <= self.x0 or self.y1 <= self.y0:
             raise ValueError(f"empty region: Rect ({self.x0}, {self.y0})-({self.x1}, {self.y1}) "
                              "needs x0 < x1 and y0 < y1")
@@ -109,7 +110,9 @@ class Circle:
     radius: float
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.radius) and self.radius > 0):
+        for name in ("cx", "cy", "radius"):
+            object.__setattr__(self, name, _finite(f"Circle.{name}", getattr(self, name)))
+        if self.radius <= 0.0:
             raise ValueError(f"Circle.radius must be > 0, got {self.radius!r}")
 
     def contains(self, points: npt.ArrayLike) -> npt.NDArray[np.bool_]:
@@ -326,6 +329,7 @@ class Trigger:
         if self.min_count < 1:
             raise ValueError(f"min_count must be >= 1, got {self.min_count}")
         self.region = as_region(self.region)
+        self.bodies = watched_bodies(self.bodies)
 
     @property
     def done(self) -> bool:
@@ -370,6 +374,24 @@ def count_fluid(world: Any, region: Region, material: int | str | None = None) -
     if mat is not None:
         inside &= fluid.materials == mat
     return int(np.count_nonzero(inside))
+
+
+def watched_bodies(bodies: Any) -> list[Any] | None:
+    """``bodies`` as a list of pymunk bodies or entity handles (one given alone is a list of
+    one), ``None`` as is; else a TypeError naming the item that is neither."""
+    if bodies is None:
+        return None
+    if isinstance(_body_of(bodies), pymunk.Body):
+        return [bodies]
+    if isinstance(bodies, str | bytes) or not isinstance(bodies, Iterable):
+        raise TypeError(f"bodies must be bodies or entity handles (a list, or one), got "
+                        f"{bodies!r}")
+    out = list(bodies)
+    for i, item in enumerate(out):
+        if not isinstance(_body_of(item), pymunk.Body):
+            raise TypeError(f"bodies[{i}] must be a pymunk.Body or an entity handle with a "
+                            f".body (world.add_box(...) returns one), got {item!r}")
+    return out
 
 
 def _body_of(item: Any) -> Any:
@@ -429,7 +451,9 @@ class Goal:
         check_callable("check", self.check)
         if self.on_reached is not None:
             check_callable("on_reached", self.on_reached)
-        if not (math.isfinite(self.hold) and self.hold >= 0):
+        if not isinstance(self.message, str):
+            raise TypeError(f"message must be a str, got {self.message!r}")
+        if finite_number("hold", self.hold) < 0:
             raise ValueError(f"hold must be >= 0, got {self.hold!r}")
 
     def poll(self, world: Any, step: int, dt: float) -> bool:

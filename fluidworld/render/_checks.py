@@ -8,11 +8,11 @@ NaN size or spacing then draws nothing, silently.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
+from .._args import _rgba as rgba
 from ..fluid.params import _finite as finite
 
 __all__ = ["at_least", "between", "finite", "pair", "positive", "rgba", "whole"]
@@ -59,16 +59,3 @@ def pair(name: str, value: Any) -> tuple[float, float]:
     if isinstance(value, str | bytes) or not hasattr(value, "__len__") or len(value) != 2:
         raise TypeError(f"{name} must be a pair (x, y), got {value!r}")
     return finite(name, value[0]), finite(name, value[1])
-
-
-def rgba(name: str, value: Any) -> tuple[int, int, int, int]:
-    """``value`` as an RGBA colour: 3 or 4 whole numbers in 0..255 (alpha 255 when left out)."""
-    iterable = isinstance(value, Iterable) and not isinstance(value, str | bytes)
-    items = tuple(value) if iterable else ()
-    if len(items) not in (3, 4):
-        raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
-    channels = [whole(name, c, 0) for c in items]
-    if max(channels) > 255:
-        raise ValueError(f"{name} must have channels in 0..255, got {value!r}")
-    r, g, b, *alpha = channels
-    return r, g, b, alpha[0] if alpha else 255

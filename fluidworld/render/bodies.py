@@ -36,7 +36,7 @@ def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None 
 
     Raises:
         TypeError: ``name`` is none of those. FileNotFoundError: If no such file exists, with
-            the folder that was searched.
+            the folder that was searched. ValueError: the file is not an image that can be read.
     """
     if isinstance(name, arcade.Texture):
         return name
@@ -57,7 +57,12 @@ def load_body_texture(name: str | Path | arcade.Texture, asset_dir: Path | None 
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     texture = _TEXTURES.get(key)
     if texture is None:
-        texture = _TEXTURES[key] = arcade.load_texture(path)
+        try:
+            texture = arcade.load_texture(path)
+        except OSError as exc:  # PIL's UnidentifiedImageError is one: a file that is no image
+            raise ValueError(f"texture {str(name)!r} ({path}) is not an image file that "
+                             f"can be read: {exc}") from exc
+        _TEXTURES[key] = texture
     return texture
 
 
@@ -135,7 +140,8 @@ class BodySprites:
         Raises:
             TypeError / ValueError: naming the argument, for a body without ``position`` and
             ``angle``, a size that is not a finite number > 0, a bad offset or colour; nothing
-            is registered then. FileNotFoundError: no such texture.
+            is registered then. FileNotFoundError: no such texture. ValueError: a texture file
+            that is not an image.
         """
         local = pair("offset", offset)
         _check_body(body, local)

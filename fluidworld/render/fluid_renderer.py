@@ -43,8 +43,32 @@ RenderMode = Literal["sprites", "liquid"]
 _MODES: tuple[str, ...] = ("sprites", "liquid")
 
 
+class _CheckedStyle:
+    """A style whose fields are checked again when one is set on a live style (a renderer reads
+    it every frame): a bad value raises, naming the field, and the old value stays."""
+
+    def __post_init__(self) -> None:
+        self._check()
+        object.__setattr__(self, "_live", True)
+
+    def _check(self) -> None:
+        raise NotImplementedError
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not self.__dict__.get("_live"):
+            object.__setattr__(self, name, value)
+            return
+        old = getattr(self, name)
+        object.__setattr__(self, name, value)
+        try:
+            self._check()
+        except (TypeError, ValueError):
+            object.__setattr__(self, name, old)
+            raise
+
+
 @dataclass
-class DropletStyle:
+class DropletStyle(_CheckedStyle):
     """Look of the ``"sprites"`` mode (one elongated droplet per particle).
 
     Attributes:
@@ -66,7 +90,8 @@ class DropletStyle:
         shade_density: Density ratio at which the shading reaches ``shade_dark``.
 
     Raises:
-        TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range.
+        TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range;
+            also when a field of a live style is set (the old value stays).
     """
 
     radius: float = 1.1
@@ -82,7 +107,7 @@ class DropletStyle:
     shade_dark: float = 0.88
     shade_density: float = 1.6
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         for key in ("size_at_zero_density", "size_per_density", "shade_light", "shade_dark"):
             finite(f"DropletStyle.{key}", getattr(self, key))
         for key in ("radius", "size_min", "grad_full", "shade_density"):
@@ -98,7 +123,7 @@ class DropletStyle:
 
 
 @dataclass
-class LiquidStyle:
+class LiquidStyle(_CheckedStyle):
     """Look of the ``"liquid"`` mode (metaball splats thresholded into one body).
 
     Attributes:
@@ -114,7 +139,8 @@ class LiquidStyle:
         resolution: Offscreen field resolution as a fraction of the viewport (0 < r <= 1).
 
     Raises:
-        TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range.
+        TypeError / ValueError: naming the field, for a non-number, NaN/inf or out of range;
+            also when a field of a live style is set (the old value stays).
     """
 
     splat_radius: float = 1.9
@@ -126,7 +152,7 @@ class LiquidStyle:
     line_boost: float = 0.45
     resolution: float = 1.0
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         positive("LiquidStyle.splat_radius", self.splat_radius)
         positive("LiquidStyle.threshold", self.threshold)
         between("LiquidStyle.opacity", self.opacity, 0.0, 1.0)

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import shaders
-from ._checks import at_least, between, finite, pair, positive, whole
+from ._checks import at_least, between, finite, pair, positive, rgba, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, quad_buffer, set_uniforms
 from .protocols import FluidView
 
@@ -138,6 +138,43 @@ class GridCollider:
         return out
 
 
+def _xy_rows(name: str, value: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``value`` as ``(n, 2)`` finite floats (a single ``(x, y)`` is one row)."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be (x, y) pairs, got {value!r}") from None
+    if a.ndim == 1 and a.shape[0] == 2:
+        a = a[None, :]
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n, 2), got {a.shape}")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} must be finite, got non-finite values")
+    return a
+
+
+def _colour_rows(value: npt.ArrayLike, n: int) -> npt.NDArray[np.uint8]:
+    """``colors`` as ``(n, 4)`` uint8: one colour for all, or one per splash."""
+    try:
+        a = np.asarray(value)
+    except ValueError:  # ragged rows
+        raise ValueError(f"colors must be one RGB(A) colour or {n} of one length, got "
+                         f"{value!r}") from None
+    if a.ndim == 1:
+        return np.tile(np.array(rgba("colors", a.tolist()), np.uint8), (n, 1))
+    if a.ndim != 2 or len(a) != n or a.shape[1] not in (3, 4):
+        raise ValueError(f"colors must be one RGB(A) colour or {n} of them, got shape {a.shape}")
+    if a.dtype != np.uint8:  # spawn_from's palette is uint8 already: checked as a whole
+        if not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+            raise TypeError(f"colors must be numbers in 0..255, got dtype {a.dtype}")
+        if not (np.isfinite(a).all() and (a == np.round(a)).all() and a.min() >= 0
+                and a.max() <= 255):
+            raise ValueError("colors must be whole numbers in 0..255")
+    out = np.full((n, 4), 255, np.uint8)
+    out[:, :a.shape[1]] = a
+    return out
+
+
 class SplashSystem:
     """A capped pool of ballistic, visual-only splash particles drawn as short streaks.
 
@@ -205,21 +242,29 @@ class SplashSystem:
         velocities: npt.ArrayLike,
         colors: npt.ArrayLike | None = None,
     ) -> int:
-        """Add splashes directly (up to the cap). Returns how many were added."""
-        pos = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
-        vel = np.asarray(velocities, dtype=np.float64).reshape(-1, 2)
+        """Add splashes directly (up to the cap). Returns how many were added.
+
+        Args:
+            positions: ``(n, 2)`` finite points (one ``(x, y)`` for one splash).
+            velocities: ``(n, 2)`` finite velocities, one per position.
+            colors: One RGB(A) colour for all, or ``(n, 3 | 4)`` of 0..255; default pale blue.
+
+        Raises:
+            TypeError / ValueError: naming the argument, for a shape other than these, a
+            non-finite value or a channel outside 0..255.
+        """
+        pos = _xy_rows("positions", positions)
+        vel = _xy_rows("velocities", velocities)
         if len(vel) != len(pos):
             raise ValueError(f"{len(pos)} positions but {len(vel)} velocities")
+        rgba = None if colors is None else _colour_rows(colors, len(pos))
         k = min(len(pos), self.capacity - self.count)
         if k <= 0:
             return 0
         s = slice(self.count, self.count + k)
         self.positions[s] = pos[:k]
         self.velocities[s] = vel[:k]
-        if colors is None:
-            self.colors[s] = (220, 235, 255, 255)
-        else:
-            self.colors[s] = np.broadcast_to(np.asarray(colors, dtype=np.uint8), (len(pos), 4))[:k]
+        self.colors[s] = (220, 235, 255, 255) if rgba is None else rgba[:k]
         self.ages[s] = 0.0
         self.count += k
         return k
@@ -286,14 +331,19 @@ class SplashSystem:
 
         Returns:
             The number of splashes removed.
+
+        Raises:
+            TypeError / ValueError: naming the argument, for a ``dt`` that is not a finite
+            number >= 0 or a ``gravity`` that is not a finite pair.
         """
+        dt = at_least("dt", dt, 0.0)
+        g = np.array(pair("gravity", gravity))
         collide = self._collider(is_solid_or_water, cell_size)
         n = self.count
         if n == 0:
             return 0
         pos = self.positions[:n]
         vel = self.velocities[:n]
-        g = np.asarray(gravity, dtype=np.float64).reshape(2)
         vel += g * dt
         new = pos + vel * dt
         hit = self._segment_hits(collide, pos, new)

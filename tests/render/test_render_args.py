@@ -130,3 +130,51 @@ def test_valid_arguments_are_kept() -> None:
     splash = SplashSystem(capacity=np.int64(8), width=2)
     assert splash.capacity == 8 and splash.positions.shape == (8, 2)
     assert GridCollider(2, solid=np.zeros((2, 2))).origin == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(("style", "field", "value", "error"), [
+    (LiquidStyle, "resolution", 0.0, ValueError),  # filled the whole window with water
+    (LiquidStyle, "resolution", NAN, ValueError),
+    (LiquidStyle, "opacity", "1", TypeError),
+    (DropletStyle, "radius", -1.0, ValueError),
+    (DropletStyle, "size_min", 2.0, ValueError),  # above size_max
+])
+def test_a_field_set_on_a_live_style_is_checked_and_a_bad_one_not_kept(
+        style: type, field: str, value: Any, error: type[Exception]) -> None:
+    s = style()
+    before = getattr(s, field)
+    with pytest.raises(error, match=f"{style.__name__}.{field}|size_min"):
+        setattr(s, field, value)
+    assert getattr(s, field) == before
+    setattr(s, field, before * 0.5 if field != "opacity" else 0.5)  # a good one is kept
+    assert getattr(s, field) == (before * 0.5 if field != "opacity" else 0.5)
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [
+    (lambda s: s.spawn([(1, 1, 1), (2, 2, 2)], [(0, 0)] * 3), ValueError, "positions"),
+    (lambda s: s.spawn([(1, 1)], [(NAN, 0)]), ValueError, "velocities"),
+    (lambda s: s.spawn([(1, 1)], [(0, 0), (0, 0)]), ValueError, "1 positions but 2"),
+    (lambda s: s.spawn([(1, 1), (2, 2)], [(0, 0)] * 2, colors=[(1, 2, 3)]), ValueError,
+     "colors"),
+    (lambda s: s.spawn([(1, 1)], [(0, 0)], colors=(0, 0, 300)), ValueError, "colors"),
+    (lambda s: s.step(NAN, (0, -900), lambda p: np.zeros(len(p), bool)), ValueError, "dt"),
+    (lambda s: s.step(-1.0, (0, -900), lambda p: np.zeros(len(p), bool)), ValueError, "dt"),
+    (lambda s: s.step(0.1, (0, -900, 0), lambda p: np.zeros(len(p), bool)), TypeError,
+     "gravity"),
+])
+def test_splash_spawn_and_step_check_their_arguments(call: Any, error: type[Exception],
+                                                     match: str) -> None:
+    s = SplashSystem(capacity=8)
+    s.spawn([(5.0, 5.0)], [(1.0, 2.0)])
+    with pytest.raises(error, match=match):
+        call(s)
+    assert s.count == 1 and np.isfinite(s.positions[:1]).all()  # nothing half-added
+    assert s.spawn([(1, 1), (2, 2)], [(0, 0)] * 2, colors=[(1, 2, 3), (4, 5, 6)]) == 2
+    assert s.colors[1:3].tolist() == [[1, 2, 3, 255], [4, 5, 6, 255]]
+
+
+def test_a_texture_file_that_is_no_image_is_a_value_error(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.png"
+    bad.write_text("not an image")
+    with pytest.raises(ValueError, match="not an image"):
+        BodySprites().add(pymunk.Body(1.0, 100.0), bad, 10.0, 10.0)
