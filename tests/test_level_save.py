@@ -129,3 +129,14 @@ def test_what_does_not_pickle_is_named(tmp_path: Path) -> None:
     finally:
         session.level.handle.close()
     assert pymunk  # the level module imports it too
+
+
+def test_another_levels_save_switches_the_session_to_that_level(tmp_path: Path) -> None:
+    yard = tmp_path / "yard.py"
+    yard.write_text(LEVEL.format(joint=False))
+    saved = _play(yard, 10)
+    saved.save(tmp_path / "yard.sav")
+    other = LevelSession("droplet")
+    other.load(tmp_path / "yard.sav")
+    assert (other.name, other.title, other.level_file) == ("yard", "yard", yard.resolve())
+    assert other.reload() and other.title == "yard"  # R rebuilds the loaded level

@@ -96,7 +96,7 @@ def load_session(session: LevelSession, path: str | os.PathLike[str]) -> None:
 
 
 def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) -> None:
-    from .loader import LevelError, load_level
+    from .loader import LevelError, load_level, resolve_level
 
     payload = unpack(data)
     if payload.get("kind") != "level":
@@ -120,6 +120,11 @@ def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) ->
     except Exception as exc:
         raise SaveError(f"the save's level state cannot be read: {exc}") from None
     level, world = state["level"], state["world"]
+    if payload.get("name") != session.name:  # another level's save: the session runs it now
+        spec = payload.get("spec")
+        session.spec = spec if spec is not None else type(level)
+        session.source = resolve_level(spec) if spec is not None else None
+        session._mtime = session._file_mtime()  # R and --watch rebuild the loaded level
     session.level, session.world, session.level_class = level, world, type(level)
     session.error = None
     session.scripts_stopped = False
