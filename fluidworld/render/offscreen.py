@@ -77,6 +77,21 @@ def _draw_all(drawables: Drawable | Callable[[], Any] | Sequence[Any]) -> None:
         drawables()
 
 
+def _check_name(name: Any, n_frames: int) -> None:
+    """A ``name`` pattern must give frames 0 and 1 different files (``"frame.png"`` wrote
+    every frame over the last)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str pattern like 'frame_{{:05d}}.png', got {name!r}")
+    try:
+        first, second = name.format(0), name.format(1)
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ValueError(f"name must format with the frame index, like "
+                         f"'frame_{{:05d}}.png': {exc}") from None
+    if n_frames > 1 and first == second:
+        raise ValueError(f"name {name!r} gives every frame the same file: put the frame "
+                         "index in it, like 'frame_{:05d}.png'")
+
+
 def render_frames(
     step: Callable[[float], Any] | None,
     renderer: Drawable | Callable[[], Any] | Sequence[Any],
@@ -115,11 +130,13 @@ def render_frames(
 
     Raises:
         TypeError / ValueError: naming the argument, for ``n_frames`` < 0, ``every`` < 1, a
-        non-finite ``dt`` or a background that is not 3 or 4 channels of 0..255.
+        non-finite ``dt``, a background that is not 3 or 4 channels of 0..255, or a ``name``
+        that does not give each saved frame its own file.
     """
     n_frames, every = whole("n_frames", n_frames, 0), whole("every", every, 1)
     dt = finite("dt", dt)
     bg = rgba("background", background)
+    _check_name(name, n_frames)
     win = window if window is not None else offscreen_window(*size)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -115,6 +115,9 @@ def test_numeric_arguments_of_the_render_classes_are_checked(
     ({"dt": NAN}, ValueError, "dt"),
     ({"background": (300, 0, 0)}, ValueError, "background"),
     ({"background": "black"}, TypeError, "background"),
+    ({"n_frames": 2, "name": "same.png"}, ValueError, "same file"),
+    ({"name": "frame_{x}.png"}, ValueError, "name"),
+    ({"name": None}, TypeError, "name"),
 ])
 def test_render_frames_checks_its_arguments_before_opening_a_window(
         tmp_path: Path, kwargs: dict[str, Any], error: type[Exception], match: str) -> None:

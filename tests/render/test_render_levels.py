@@ -60,3 +60,16 @@ def test_a_body_whose_texture_is_no_image_is_drawn_as_its_shape(window: Any,
     with pytest.warns(RuntimeWarning, match="not an image"):
         img = frame_of(window, Crated, tmp_path)
     assert img[128, 128, :3].max() > 40  # the plain box is there
+
+
+def test_a_levels_window_size_is_fitted_into_the_render_limit() -> None:
+    from fluidworld.levels.headless import RENDER_MAX, _fit_size
+
+    class Huge(Rounded):
+        window_size = (3000, 2000)
+
+    class Small(Rounded):
+        window_size = (300, 200)
+
+    assert _fit_size(Huge(), RENDER_MAX) == (810, 540)  # its shape kept, even sides
+    assert _fit_size(Small(), RENDER_MAX) == (300, 200)
