@@ -244,6 +244,7 @@ class ConstraintSolver:
         if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
             f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
         elif stage == "constraint_setup":
+            f.cap_speeds(h)
             self._setup(h)
         elif stage == "constraint_solve":
             self._solve(h)

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .system import FluidSystem
 
 __all__ = ["CONTRAST_PER_PASSES", "DDRParams", "DDRSolver", "KERNELS", "MAX_CONTRAST",
-           "MAX_PASSES", "REF_SUBSTEPS", "WEIGHT_PER_PASSES", "cohesion_table", "relax_schedule"]
+           "MAX_PASSES", "REF_SUBSTEPS", "WEIGHT_PER_PASSES", "WEIGHT_SPACING", "cohesion_table",
+           "relax_schedule"]
 
 #: Share of the near pressure's push at the fill lattice that the rest density takes back
 #: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
@@ -146,6 +147,12 @@ CONTRAST_PER_PASSES = 8.0
 #: and 600, 800 and 1,000 deep blow up to the speed cap within 3 / 1 / 1 s; with 8 passes
 #: 1,000 deep does not. Set at 400 deep.
 WEIGHT_PER_PASSES = 900.0 * 400.0
+#: The particle spacing ``r_L`` :data:`WEIGHT_PER_PASSES` was measured at (the game preset's:
+#: ``a0`` 10, ``gamma`` 5). The compression under a column grows as its height over ``r_L^2``
+#: (each of its ``height / r_L`` rows weighs ``g h^2 / r_L`` spacings of relaxation), so a
+#: finer fluid weighs ``(WEIGHT_SPACING / r_L)^2`` more: a pool 50 deep at ``gamma`` 65 is
+#: one 650 deep at 5, and blew up to the speed cap with 4 passes.
+WEIGHT_SPACING = math.sqrt(2.0 * 10.0 * 10.0 / (5.0 * math.sqrt(3.0)))
 #: The most passes :func:`relax_schedule` runs in a substep, whatever the contrast and the
 #: substep: a material of 0.001 x water's density beside water would otherwise ask for 500,
 #: a step ~100x as slow (measured at the cap: see ``docs/architecture.md``, DDR).
@@ -292,6 +299,7 @@ class DDRSolver:
                 (self._radius, prm.viscosity_linear, prm.viscosity_quadratic, h),
                 (self._wsum, self._disp), par)
         elif stage == "ddr_predict":
+            f.cap_speeds(h)
             self._prev[:n] = f.pos[:n]
             f.pos[:n] += h * f.vel[:n]
             f.relax_springs(h)  # a jelly's springs (none in a liquid), before the density's
@@ -330,7 +338,8 @@ class DDRSolver:
 
     def _weight(self, n: int) -> float:
         """Gravity times the height of fluid the most loaded column holds up (columns four
-        spacings wide across gravity; :func:`~fluidworld.fluid.ddr.column_height`)."""
+        spacings wide across gravity; :func:`~fluidworld.fluid.ddr.column_height`), in units
+        of the game preset's spacing (:data:`WEIGHT_SPACING`)."""
         f = self.fluid
         assert f is not None
         gx, gy = f.params.gravity
@@ -341,7 +350,7 @@ class DDRSolver:
             self._columns = np.zeros(bins)
         height = ddr.column_height(f.pos, f.mat, self._mu, n, float(gx), float(gy), bin_w,
                                    p.a0 * p.a0 / p.gamma, self._columns)
-        return math.hypot(gx, gy) * height
+        return math.hypot(gx, gy) * height * (WEIGHT_SPACING / f.r_l) ** 2
 
     def _fluid_group(self, n: int) -> tuple:
         """The kernels' ``fluid`` group (:mod:`~fluidworld.fluid.ddr`) of the first ``n``."""

@@ -326,6 +326,23 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         """Whether this step runs the parallel local-repulsion kernels."""
         return self.count >= PARALLEL_REPULSION_MIN_PARTICLES and numba.get_num_threads() > 1
 
+    def cap_speeds(self, h: float) -> None:
+        """Cut each particle's speed to the advection's limit (:data:`~fluidworld.fluid.
+        advection.MAX_SPEED_CELLS` pressure cells a substep ``h``) and zero a non-finite
+        velocity, for solvers that move particles by their velocities before the advection
+        does (``ddr``, ``constraint``): a fill or a jet at an absurd speed (1e15 units/s)
+        would put them 1e13 units off and their grids out of memory. Particles under the
+        limit are left as they are."""
+        n = self.count
+        v = self.vel[:n]
+        cap = advection.MAX_SPEED_CELLS * self.params.a0 / h
+        with np.errstate(over="ignore", invalid="ignore"):
+            fast = np.flatnonzero(~(np.einsum("ij,ij->i", v, v) <= cap * cap))
+            if len(fast):
+                speed = np.hypot(v[fast, 0], v[fast, 1])
+                scale = np.where(np.isfinite(speed), cap / speed, 0.0)
+                v[fast] = np.where(np.isfinite(v[fast]), v[fast] * scale[:, None], 0.0)
+
     def apply_external_forces(self, h: float) -> None:
         """Gravity and the uniform user acceleration on all fluid particles."""
         gx, gy = self.params.gravity
