@@ -214,10 +214,17 @@ class Emitter(Entity):
     kind: str = "emitter"
     _acc: float = 0.0
     _slot: float = 0.0
+    _domain: tuple[float, float] | None = field(default=None, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         check = _EMITTER_CHECKS.get(name)
-        super().__setattr__(name, value if check is None else check(name, value))
+        value = value if check is None else check(name, value)
+        if name == "position" and self._domain is not None:
+            w, h = self._domain
+            if not (0.0 <= value[0] <= w and 0.0 <= value[1] <= h):
+                raise ValueError(f"position {value} is outside the domain (0, 0)-({w:g}, "
+                                 f"{h:g})")
+        super().__setattr__(name, value)
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -248,7 +248,8 @@ class FluidHelpers:
             raise ValueError(f"position {pos} is outside the domain")
         e = Emitter(position=pos, direction=direction, speed=speed, rate=rate,
                     material=self.material_id(material),
-                    width=self.fluid.r_l if width is None else width)
+                    width=self.fluid.r_l if width is None else width,
+                    _domain=(p.width, p.height))
         self._emitters.append(e)
         return self._register(e)  # type: ignore[return-value]
 

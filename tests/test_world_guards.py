@@ -1,15 +1,20 @@
 """What the World refuses at the call, and what it keeps bounded: sprites a renderer could not
-load, material tables with a name twice, and the event queue of a game that never polls."""
+load, material tables with a name twice, the event queue of a game that never polls, joints
+left to a removed body, emitters moved out of the domain and absurd fluid speeds."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pymunk
 import pytest
 
 from fluidworld import World
 from fluidworld.fluid import WATER, Material
+from fluidworld.fluid.advection import MAX_SPEED_CELLS
 from fluidworld.world_fluid import MAX_EVENTS
 
 
@@ -51,3 +56,48 @@ def test_events_nobody_polls_stay_bounded_and_are_counted() -> None:
     assert type(events[-1]).__name__ == "DrainEvent"  # the newest is kept
     world.step()
     assert len(world.poll_events()) == 1
+
+
+def test_removing_a_jointed_body_takes_its_joints_and_leaves_its_partner_whole() -> None:
+    """A pin left to a removed body turned its partner NaN at pymunk's next step, and every
+    step after raised."""
+    world = World(400, 300)
+    world.add_fluid_rect(0, 0, 400, 100)
+    a = world.add_box((150, 150), (30, 30), density=0.5)
+    b = world.add_box((250, 150), (30, 30), density=0.5)
+    world.space.add(pymunk.PinJoint(a.body, b.body),
+                    pymunk.DampedSpring(a.body, world.space.static_body, (0, 0), (200, 280),
+                                        50, 100, 5))
+    for _ in range(10):
+        world.step()
+    world.remove(a)
+    assert len(world.space.constraints) == 0
+    for _ in range(20):
+        world.step()
+    assert world.check().ok and all(map(math.isfinite, (*b.body.position, *b.body.velocity)))
+
+
+def test_an_emitter_moved_out_of_the_domain_is_refused_as_when_it_was_added() -> None:
+    world = World(400, 300)
+    e = world.add_emitter((50, 250), (1, 0), 100, 60)
+    with pytest.raises(ValueError, match="outside the domain"):
+        e.position = (500, 100)
+    assert e.position == (50.0, 250.0)
+    e.position = (399, 1)  # the edge is inside
+
+
+@pytest.mark.parametrize("solver", ["ddr", "constraint"])
+def test_absurd_fluid_speeds_are_cut_to_the_speed_limit(solver: str) -> None:
+    """A fill at 1e15 units/s ran ddr's grids out of memory at the first step (1e30: a numba
+    error); the solvers that move particles before the advection now cut it first."""
+    world = World(400, 300, solver=solver)
+    world.add_fluid_rect(0, 0, 400, 60)
+    world.add_fluid_rect(40, 250, 60, 270, velocity=(1e15, 0))
+    world.add_fluid_rect(340, 250, 360, 270, velocity=(-1e300, 1e300))
+    n = world.fluid.count
+    for _ in range(3):
+        world.step()
+    p = world.fluid.params
+    limit = MAX_SPEED_CELLS * p.a0 / (p.dt / p.substeps)
+    speed = np.hypot(*world.fluid.velocities.T)
+    assert world.check().ok and world.fluid.count == n and speed.max() <= limit * (1 + 1e-9)
