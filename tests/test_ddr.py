@@ -177,6 +177,15 @@ def test_a_deep_water_pool_comes_to_rest() -> None:
     assert 270.0 < top < 330.0, top
 
 
+def fastest_over(w: World, steps: int) -> float:
+    """The fastest particle's speed over ``steps`` steps of ``w``."""
+    fastest = 0.0
+    for _ in range(steps):
+        w.step()
+        fastest = max(fastest, float(np.linalg.norm(w.fluid.velocities, axis=1).max()))
+    return fastest
+
+
 def test_a_pool_600_deep_does_not_blow_up() -> None:
     """The bottom of a tall column is compressed further and a pass's checkerboard mode grows
     with the compression: with 4 passes this pool blew up (fastest 1,844 units/s after 1.5 s,
@@ -184,10 +193,7 @@ def test_a_pool_600_deep_does_not_blow_up() -> None:
     ~220 (the fresh fill falling as it compresses)."""
     w = World(60, 780, solver="ddr")
     n = w.add_fluid_rect(0, 0, 60, 600)
-    fastest = 0.0
-    for _ in range(240):
-        w.step()
-        fastest = max(fastest, float(np.linalg.norm(w.fluid.velocities, axis=1).max()))
+    fastest = fastest_over(w, 240)
     assert w.check().ok and w.fluid.count == n
     assert fastest < 600.0, fastest
 
@@ -198,10 +204,7 @@ def test_a_fine_fluid_weighs_its_column_in_its_own_spacings() -> None:
     (fastest 1,121 units/s in 40 steps, the ceiling reached at ``gamma`` 75); measured 131."""
     w = World(200, 120, solver="ddr", params=FluidParams.game(200, 120, gamma=65))
     n = w.add_fluid_rect(0, 0, 200, 50)
-    fastest = 0.0
-    for _ in range(40):
-        w.step()
-        fastest = max(fastest, float(np.linalg.norm(w.fluid.velocities, axis=1).max()))
+    fastest = fastest_over(w, 40)
     assert w.check().ok and w.fluid.count == n
     assert fastest < 400.0 and float(np.percentile(w.fluid.positions[:, 1], 99)) < 60.0
 
