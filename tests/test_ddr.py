@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from test_placed import fastest_over
 
 from fluidworld import World
 from fluidworld.fidelity import buoyancy as B
@@ -175,15 +176,6 @@ def test_a_deep_water_pool_comes_to_rest() -> None:
     assert w.check().ok
     top = np.percentile(w.fluid.positions[:, 1], 99)
     assert 270.0 < top < 330.0, top
-
-
-def fastest_over(w: World, steps: int) -> float:
-    """The fastest particle's speed over ``steps`` steps of ``w``."""
-    fastest = 0.0
-    for _ in range(steps):
-        w.step()
-        fastest = max(fastest, float(np.linalg.norm(w.fluid.velocities, axis=1).max()))
-    return fastest
 
 
 def test_a_pool_600_deep_does_not_blow_up() -> None:
