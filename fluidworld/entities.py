@@ -194,7 +194,8 @@ class Emitter(Entity):
     Attributes:
         position: Centre of the nozzle. direction: Unit vector of the jet (a vector set is
             made unit). speed: Jet speed. rate: Particles per second, at most
-            :data:`MAX_EMITTER_RATE`. material: Material id or name (looked up at each step).
+            :data:`MAX_EMITTER_RATE`. material: Material id or name (one of the world's:
+            checked when set, and looked up at each step).
         width: Nozzle width (particles spread across it). enabled: Switch it on and off.
         emitted: Particles emitted so far. dropped: Particles not emitted (fluid full).
         blocked: Particles not emitted because they would have started inside a shape that
@@ -215,6 +216,7 @@ class Emitter(Entity):
     _acc: float = 0.0
     _slot: float = 0.0
     _domain: tuple[float, float] | None = field(default=None, repr=False)
+    _names: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         check = _EMITTER_CHECKS.get(name)
@@ -224,6 +226,11 @@ class Emitter(Entity):
             if not (0.0 <= value[0] <= w and 0.0 <= value[1] <= h):
                 raise ValueError(f"position {value} is outside the domain (0, 0)-({w:g}, "
                                  f"{h:g})")
+        names = self._names
+        if name == "material" and names is not None and not (
+                value in names if isinstance(value, str) else value < len(names)):
+            raise ValueError(f"material {value!r} is unknown; have {list(names)} (ids 0-"
+                             f"{len(names) - 1})")
         super().__setattr__(name, value)
 
 

@@ -249,7 +249,8 @@ class FluidHelpers:
         e = Emitter(position=pos, direction=direction, speed=speed, rate=rate,
                     material=self.material_id(material),
                     width=self.fluid.r_l if width is None else width,
-                    _domain=(p.width, p.height))
+                    _domain=(p.width, p.height),
+                    _names=tuple(m.name for m in self.fluid.material_table))
         self._emitters.append(e)
         return self._register(e)  # type: ignore[return-value]
 

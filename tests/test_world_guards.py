@@ -77,13 +77,19 @@ def test_removing_a_jointed_body_takes_its_joints_and_leaves_its_partner_whole()
     assert world.check().ok and all(map(math.isfinite, (*b.body.position, *b.body.velocity)))
 
 
-def test_an_emitter_moved_out_of_the_domain_is_refused_as_when_it_was_added() -> None:
+def test_an_emitter_moved_out_of_the_domain_or_given_no_material_is_refused() -> None:
     world = World(400, 300)
     e = world.add_emitter((50, 250), (1, 0), 100, 60)
     with pytest.raises(ValueError, match="outside the domain"):
         e.position = (500, 100)
     assert e.position == (50.0, 250.0)
     e.position = (399, 1)  # the edge is inside
+    for bad in ("lava", 4):  # raised inside the next step() before
+        with pytest.raises(ValueError, match="unknown"):
+            e.material = bad
+    e.material = "oil"
+    world.step()
+    assert e.material == "oil"
 
 
 @pytest.mark.parametrize("solver", ["ddr", "constraint"])
