@@ -461,7 +461,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
     def restore(cls, data: bytes) -> World:
         """A world from :meth:`snapshot` bytes; it continues as the saved one would have (bit
         for bit, except that pymunk does not keep contact and joint warm-start impulses, and
-        a body of several shapes can drift in the last bits after tens of steps).
+        a body whose centre of gravity lies off its origin can drift in the last bits: pymunk
+        keeps that centre's position internally and sets only the origin's).
 
         Raises:
             SaveError: Foreign, truncated, corrupt or newer-format data (a ``ValueError``).
