@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from .fluid.params import _finite
 
 __all__ = ["particles_image", "save_png"]
 
@@ -28,7 +31,7 @@ def particles_image(
     ``params.width/height``) to an RGB array (rows top to bottom, y up in the world).
 
     Args:
-        fluid: A :class:`~fluidworld.fluid.FluidSystem` or a World's fluid.
+        fluid: A :class:`~fluidworld.fluid.FluidSystem`, a World's fluid or a World.
         scale: Pixels per world unit.
         radius: Dot radius in pixels (default: half the rest spacing, at least 1).
         background: RGB of empty space.
@@ -38,7 +41,16 @@ def particles_image(
     """
     from PIL import Image, ImageDraw
 
-    p = fluid.params  # type: ignore[attr-defined]
+    if not hasattr(fluid, "params") and hasattr(fluid, "fluid"):
+        fluid = fluid.fluid  # a World: its fluid
+    if not all(hasattr(fluid, a) for a in ("params", "positions", "materials", "r_l")):
+        raise TypeError(f"fluid must be a FluidSystem or a World, got {type(fluid).__name__}")
+    p: Any = fluid.params  # type: ignore[attr-defined]
+    scale = _finite("scale", scale)
+    if scale <= 0.0 or scale * max(p.width, p.height) > 16384:
+        raise ValueError(f"scale must be > 0 and keep the image within 16384 pixels, got {scale}")
+    if radius is not None and not 0.0 < _finite("radius", radius) <= 256.0:
+        raise ValueError(f"radius must be in (0, 256] pixels, got {radius}")
     w = max(1, int(round(p.width * scale)))
     h = max(1, int(round(p.height * scale)))
     img = Image.new("RGB", (w, h), background)

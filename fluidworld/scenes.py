@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .fluid import FluidParams, FluidSystem
+from .fluid.params import _finite
 
 __all__ = ["dam_break", "droplet", "mixing", "tank_at_rest", "TABLE1", "block_of", "fluid_area"]
 
@@ -47,6 +48,9 @@ def dam_break(params: FluidParams | None = None, count: int | None = None,
     ``count`` fixes the number of particles (Table 1's counts); by default the column is 3/8 of
     the box wide.
     """
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int | np.integer)
+                              or count < 1):
+        raise ValueError(f"count must be an int >= 1 or None, got {count!r}")
     fs = FluidSystem(_params(params, **overrides))
     p = fs.params
     if count is None:
@@ -60,6 +64,10 @@ def dam_break(params: FluidParams | None = None, count: int | None = None,
 def droplet(params: FluidParams | None = None, depth: float = 0.25, radius: float = 0.08,
             drop_height: float = 0.7, **overrides: object) -> FluidSystem:
     """Paper Fig. 6: a disc of water falls into a pool at rest (fractions of the box height)."""
+    for name, v, lo in (("depth", depth, 0.0), ("radius", radius, 0.0),
+                        ("drop_height", drop_height, -math.inf)):
+        if not (lo < _finite(name, v) < 1.0):
+            raise ValueError(f"{name} must be a fraction of the box in ({lo:g}, 1), got {v!r}")
     fs = FluidSystem(_params(params, **overrides))
     p = fs.params
     fs.fill_rect(0.0, 0.0, p.width, depth * p.height)
@@ -100,7 +108,9 @@ def fluid_area(fluid: FluidSystem, column: float | None = None) -> float:
     """Area under the free surface of a pool: the fluid is cut into columns (width ``a0`` by
     default); each column counts from the floor up to its highest particle plus half a layer
     (``r_L sqrt(3) / 4``). Meant for settled fluid resting on the floor (dam break at rest)."""
-    w = fluid.params.a0 if column is None else column
+    w = fluid.params.a0 if column is None else _finite("column", column)
+    if not w > 0.0:
+        raise ValueError(f"column must be > 0, got {column!r}")
     pos = fluid.positions
     if len(pos) == 0:
         return 0.0

@@ -244,6 +244,9 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._emitters: list[Emitter] = []
 
     def __getstate__(self) -> dict[str, Any]:
+        if self._stepping:  # the copy would be half a step, and never step again
+            raise RuntimeError("a World cannot be copied or pickled during a step (from a "
+                               "system): copy it after step() returns")
         state = self.__dict__.copy()
         state.pop("_pos_buf", None)  # a per-process pymunk buffer: made again on use
         # pymunk pickles a body before its shapes and sums their masses again as they are added

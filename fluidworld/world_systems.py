@@ -124,8 +124,11 @@ class SystemHelpers:
         where, anchor = ("before", before) if before is not None else ("after", after or "exchange")
         stages = self._base_stages
         if anchor not in stages:
+            builtin = next((b for b in self._all_systems if b.builtin and b.name == anchor), None)
+            hint = (f" ({anchor!r} is a built-in system, which runs {builtin.where} "
+                    f"{builtin.anchor!r}: anchor to that stage)") if builtin else ""
             raise ValueError(f"after/before must be one of the stages {', '.join(stages)}, "
-                             f"got {anchor!r}")
+                             f"got {anchor!r}{hint}")
         used = set(stages) | {s.name for s in self._all_systems}
         if name is None:
             base = getattr(system, "name", None) or getattr(system, "__name__", None) \

@@ -1,9 +1,11 @@
 """What the World refuses at the call, and what it keeps bounded: sprites a renderer could not
 load, material tables with a name twice, the event queue of a game that never polls, joints
-left to a removed body, emitters moved out of the domain and absurd fluid speeds."""
+left to a removed body, emitters moved out of the domain, absurd fluid speeds, solvers shared
+between fluids, copies made inside a step and the standalone fluid's helpers."""
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -12,9 +14,13 @@ import numpy as np
 import pymunk
 import pytest
 
-from fluidworld import World
-from fluidworld.fluid import WATER, Material
+from fluidworld import World, scenes
+from fluidworld.fluid import WATER, FluidParams, FluidSystem, Material
 from fluidworld.fluid.advection import MAX_SPEED_CELLS
+from fluidworld.fluid.constraint_solver import ConstraintSolver
+from fluidworld.fluid.ddr_solver import DDRSolver
+from fluidworld.fluid.srd_solver import SRDSolver
+from fluidworld.imaging import save_png
 from fluidworld.world_fluid import MAX_EVENTS
 
 
@@ -107,3 +113,47 @@ def test_absurd_fluid_speeds_are_cut_to_the_speed_limit(solver: str) -> None:
     limit = MAX_SPEED_CELLS * p.a0 / (p.dt / p.substeps)
     speed = np.hypot(*world.fluid.velocities.T)
     assert world.check().ok and world.fluid.count == n and speed.max() <= limit * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("cls", [SRDSolver, DDRSolver, ConstraintSolver])
+def test_a_solver_runs_one_fluid_and_a_solver_class_is_told_to_be_called(cls: type) -> None:
+    """A solver object given to two worlds ran its stages on the last one's fluid: the first
+    world froze while its velocities grew. A class (parentheses forgotten) failed inside."""
+    solver = cls()
+    a = World(300, 200, solver=solver)
+    with pytest.raises(ValueError, match="another fluid"):
+        World(300, 200, solver=solver)
+    with pytest.raises(ValueError, match="another fluid"):
+        World(300, 200).set_solver(solver)
+    a.set_solver(solver)  # its own fluid again: fine
+    for make in (lambda: World(300, 200, solver=cls), lambda: a.set_solver(cls)):
+        with pytest.raises(TypeError, match=rf"the class {cls.__name__} \(call it"):
+            make()
+
+
+def test_a_world_copied_from_inside_a_system_is_refused_not_left_unsteppable() -> None:
+    world = World(200, 150)
+    world.add_fluid_rect(0, 0, 200, 40)
+    world.add_system(lambda w, dt: copy.deepcopy(w), after="events", every_substep=False)
+    with pytest.raises(RuntimeError, match="during a step"):
+        world.step()
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [
+    (lambda fs: fs.fill_rect(0, 0, 640, 360, spacing=0.03), ValueError, "max_particles"),
+    (lambda fs: fs.fill_circle(320, 180, 100, spacing=0.01), ValueError, "max_particles"),
+    (lambda fs: scenes.fluid_area(fs, column=0), ValueError, "column"),
+    (lambda fs: save_png(fs, "out/never.png", scale=math.nan), ValueError, "scale"),
+    (lambda fs: save_png(fs, "out/never.png", radius=-3), ValueError, "radius"),
+    (lambda fs: save_png(object(), "out/never.png"), TypeError, "fluid"),
+    (lambda fs: scenes.dam_break(count=-5), ValueError, "count"),
+    (lambda fs: scenes.droplet(depth=0), ValueError, "depth"),
+    (lambda fs: FluidParams(pressure_clamp="x"), TypeError, "pressure_clamp"),
+    (lambda fs: FluidParams.game(200, 100, gravity={1.0, 2.0}), ValueError, "gravity"),
+])
+def test_the_standalone_fluids_helpers_name_a_bad_argument(call: Any, error: type[Exception],
+                                                           match: str) -> None:
+    fs = FluidSystem(FluidParams.game(640, 360))
+    with pytest.raises(error, match=match):
+        call(fs)
+    assert fs.count == 0

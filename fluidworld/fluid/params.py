@@ -72,7 +72,8 @@ class Material:
             time unit (px^2/s at the game preset), in [0, 1e7]. The ``viscosity`` stage diffuses
             momentum with it (see ``fluid/viscosity.py``); a viscous material (``> 0``) also damps
             5 % of its sub-cell velocity per substep (unless ``damping`` says otherwise). 0 is
-            the paper's energy-conserving SRD.
+            the paper's energy-conserving SRD. With ``ddr`` and ``constraint`` it runs only from
+            ``solver.VISCOUS_MATERIAL_NU`` (1,000) up: below, their own knobs set the flow.
             The measured ``nu`` is SRD's own (~1,650 px^2/s at ``srd_alpha = pi/2``, ~1,000 at
             ``pi/3``, game preset) plus ~1.1-1.25x this value (docs/architecture.md, table).
         wall_mode: What a particle that crosses a wall does: ``"bounce"`` mirrors the normal
@@ -281,8 +282,8 @@ class FluidParams:
             raise ValueError(f"width x height / a0^2 = {(w / a0) * (h / a0):.3g} cells; at most "
                              "16e6 allowed (a larger a0, or a smaller width or height)")
         _int_in("substeps", self.substeps, 1, 64)
-        if (isinstance(self.gravity, str | bytes) or not hasattr(self.gravity, "__len__")
-                or len(self.gravity) != 2):
+        if (isinstance(self.gravity, str | bytes | set | frozenset | dict)
+                or not hasattr(self.gravity, "__len__") or len(self.gravity) != 2):
             raise ValueError(f"gravity must be a pair (gx, gy), got {self.gravity!r}")
         object.__setattr__(
             self, "gravity", (_finite("gravity[0]", self.gravity[0]),
@@ -301,6 +302,10 @@ class FluidParams:
         dc = _finite("density_correction", self.density_correction)
         if not 0.0 <= dc <= 1.0:
             raise ValueError(f"density_correction must be in [0, 1], got {dc}")
+        if isinstance(self.pressure_clamp, bool) or not isinstance(
+                self.pressure_clamp, int | float | np.integer | np.floating):
+            raise TypeError(f"pressure_clamp must be a real number (inf for none), got "
+                            f"{self.pressure_clamp!r}")
         if not (self.pressure_clamp > 0):  # NaN fails too
             raise ValueError(
                 f"pressure_clamp must be > 0 (inf for none), got {self.pressure_clamp}"

@@ -197,6 +197,13 @@ class ParticleStore(SpringStore):
         if not s > 0:
             raise ValueError(f"spacing must be > 0, got {spacing}")
         dy = s * math.sqrt(3.0) / 2.0
+        estimate = max(x1 - x0, 0.0) * max(y1 - y0, 0.0) / (s * dy)
+        room = self.params.max_particles - self.count
+        if estimate > 2 * room + 1000:  # before building it: a tiny spacing ran out of memory
+            raise ValueError(
+                f"this fill would build about {estimate:.3g} lattice points (spacing {s:g}) but "
+                f"the fluid has room for {room} more (max_particles {self.params.max_particles})"
+                f": use a larger spacing, a smaller region or FluidParams(max_particles=...)")
         ys = np.arange(y0 + dy / 2, y1, dy)
         pts = []
         for row, y in enumerate(ys):

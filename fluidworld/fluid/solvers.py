@@ -34,6 +34,9 @@ def make_solver(spec: str | Solver) -> Solver:
         module, cls = _REGISTRY[spec]
         factory: Callable[[], Solver] = getattr(importlib.import_module(module), cls)
         return factory()
+    if isinstance(spec, type):
+        raise TypeError(f"solver must be a name ({', '.join(SOLVER_NAMES)}) or a Solver, got "
+                        f"the class {spec.__name__} (call it: {spec.__name__}())")
     if isinstance(spec, Solver):
         return spec
     raise TypeError(f"solver must be a name ({', '.join(SOLVER_NAMES)}) or a Solver, "

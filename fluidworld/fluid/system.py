@@ -265,13 +265,21 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         """Run the substeps with ``solver`` from now on (the particles are kept).
 
         Raises:
-            TypeError: ``solver`` does not implement :class:`~fluidworld.fluid.solver.Solver`.
-            ValueError: the solver refuses this fluid (``ddr``: materials too far apart in
-                density); the fluid keeps its solver.
+            TypeError: ``solver`` does not implement :class:`~fluidworld.fluid.solver.Solver`
+                (a solver class is not one: call it).
+            ValueError: the solver runs another fluid already (one solver object per fluid),
+                or it refuses this fluid (``ddr``: materials too far apart in density); the
+                fluid keeps its solver.
         """
-        if not isinstance(solver, Solver):
+        if isinstance(solver, type) or not isinstance(solver, Solver):
             raise TypeError(f"solver must implement fluidworld.fluid.solver.Solver, got "
-                            f"{type(solver).__name__}")
+                            f"{_solver_kind(solver)}")
+        other = getattr(solver, "fluid", None)
+        if other is not None and other is not self:
+            raise ValueError(
+                f"solver is the {type(solver).__name__} of another fluid already (it keeps that "
+                f"fluid's particles and scratch): give each World or FluidSystem its own, e.g. "
+                f"{type(solver).__name__}({'solver.params' if hasattr(solver, 'params') else ''})")
         before = self.rest_fill
         self.set_rest_fill(getattr(solver, "rest_fill", 1.0))
         try:
@@ -540,3 +548,10 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         """Pressure gradient (pointing towards increasing pressure) at each particle's cell."""
         j, i = self._particle_cells()
         return self.cell_grad[j, i]
+
+
+def _solver_kind(solver: object) -> str:
+    """How a refused ``solver`` is named: a class is told to be called."""
+    if isinstance(solver, type):
+        return f"the class {solver.__name__} (call it: {solver.__name__}())"
+    return type(solver).__name__
