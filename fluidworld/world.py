@@ -197,11 +197,10 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._own_space = own_space
         self._warned_gravity = False  # told once that bodies get no buoyancy (gravity not -y)
         params = _params_for(width, height, params, space)
-        if space is not None:
-            _claim_space(space, self)
         if space is None:
             space = pymunk.Space()
             space.gravity = params.gravity
+        _claim_space(space, self)  # the World's own too: ``World(space=other.space)``
         self.fluid = FluidSystem(params, materials)
         self.fluid.set_solver(make_solver(solver))
         self.space = space

@@ -77,6 +77,8 @@ def test_game_preset_and_space(world: World) -> None:
     assert len(w3.bounds) == 4 and all(s in w3.space.shapes for s in w3.bounds)
     with pytest.raises(ValueError, match="another World"):  # both would step it
         World(200.0, 150.0, space=own)
+    with pytest.raises(ValueError, match="another World"):  # a World's own Space too
+        World(200.0, 150.0, space=world.space)
     del w2  # a World that is gone frees its Space, reference cycles and all
     told = World(200.0, 150.0, space=own, params=FluidParams.game(200.0, 150.0))
     assert told.fluid.params.gravity == (0.0, -900.0) and not told.gravity_from_space
