@@ -122,8 +122,11 @@ def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) ->
     level, world = state["level"], state["world"]
     if payload.get("name") != session.name:  # another level's save: the session runs it now
         spec = payload.get("spec")
-        session.spec = spec if spec is not None else type(level)
-        session.source = resolve_level(spec) if spec is not None else None
+        try:
+            source = resolve_level(spec) if spec is not None else None
+        except LevelError as exc:
+            raise SaveError(f"the save's level {spec!r} cannot be found: {exc}") from None
+        session.spec, session.source = (spec if spec is not None else type(level)), source
         session._mtime = session._file_mtime()  # R and --watch rebuild the loaded level
     session.level, session.world, session.level_class = level, world, type(level)
     session.error = None
