@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._args import _points
 from . import shaders
 from ._checks import at_least, between, finite, pair, positive, rgba, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, quad_buffer, set_uniforms
@@ -139,18 +140,10 @@ class GridCollider:
 
 
 def _xy_rows(name: str, value: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """``value`` as ``(n, 2)`` finite floats (a single ``(x, y)`` is one row)."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be (x, y) pairs, got {value!r}") from None
-    if a.ndim == 1 and a.shape[0] == 2:
-        a = a[None, :]
-    if a.ndim != 2 or a.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (n, 2), got {a.shape}")
-    if not np.isfinite(a).all():
-        raise ValueError(f"{name} must be finite, got non-finite values")
-    return a
+    """``value`` as ``(n, 2)`` finite floats (:func:`fluidworld._args._points`; a single
+    ``(x, y)`` is one row)."""
+    a = np.asarray(value, dtype=object)
+    return _points(name, [value] if a.shape == (2,) else value, 0)
 
 
 def _colour_rows(value: npt.ArrayLike, n: int) -> npt.NDArray[np.uint8]:
