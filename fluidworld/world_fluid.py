@@ -134,14 +134,7 @@ class FluidHelpers:
             return np.zeros((0, 2))
         x0 += s * math.floor((cx0 - x0) / s)
         y0 += 2.0 * dy * math.floor((cy0 - y0) / (2.0 * dy))
-        estimate = (cx1 - x0) * (cy1 - y0) / (s * dy)
-        room = p.max_particles - f.count
-        if estimate > 2 * room + 1000:
-            raise ValueError(
-                f"this fill would add about {estimate:.3g} particles (spacing {s:g}) but the "
-                f"fluid has room for {room} more (FluidParams.max_particles = {p.max_particles})"
-            )
-        return f.hex_lattice(x0, y0, cx1, cy1, spacing)
+        return f.hex_lattice(x0, y0, cx1, cy1, spacing)  # refuses a box far past max_particles
 
     def _inside_shapes(self, pts: NDArray[np.float64], wall_margin: float = 0.0,
                        shapes: list[pymunk.Shape] | None = None) -> NDArray[np.bool_]:
