@@ -493,7 +493,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
     def state_hash(self) -> str:
         """A hex digest of the simulation state: the live particles (positions, velocities,
         materials, in storage order), every body of the Space (pose and velocities, in the
-        Space's order), the step counter and the time.
+        Space's order), the step counter, the time, the gravity and the state of the fluid's
+        random draws (worlds of different seeds differ even before their first step).
 
         Two worlds built the same way with the same seed and inputs give the same hash after the
         same steps, in one process or across processes and thread counts; any bit of difference
@@ -504,7 +505,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         f = self.fluid
         h = hashlib.blake2b(digest_size=16)
         h.update(np.array([f.count, self.steps], np.int64).tobytes())
-        h.update(np.array([self.time]).tobytes())
+        h.update(np.array([self.time, *f.params.gravity]).tobytes())
+        h.update(repr(f.rng.bit_generator.state).encode())  # the next steps' random draws
         h.update(f.state_hash().encode())  # the particle arrays
         bodies = [(b.position.x, b.position.y, b.angle, b.velocity.x, b.velocity.y,
                    b.angular_velocity) for b in self.space.bodies]

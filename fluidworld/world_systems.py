@@ -178,8 +178,8 @@ class SystemHelpers:
                 continue
             t0 = time.perf_counter()
             s.fn(self, h if s.every_substep else dt)
-            self.profile[s.name] = self.profile.get(s.name, 0.0) + (
-                time.perf_counter() - t0) * 1e3
+            if s.name in self.profile:  # not a system removed (or added) during this step
+                self.profile[s.name] += (time.perf_counter() - t0) * 1e3
 
     def _stage(self, stage: str, h: float, first: bool, dt: float, fn: Callable[..., Any],
                args: tuple[Any, ...]) -> None:

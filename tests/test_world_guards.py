@@ -1,11 +1,13 @@
 """What the World refuses at the call, and what it keeps bounded: sprites a renderer could not
 load, material tables with a name twice, the event queue of a game that never polls, joints
 left to a removed body, emitters moved out of the domain, absurd fluid speeds, solvers shared
-between fluids, copies made inside a step and the standalone fluid's helpers."""
+between fluids, copies made inside a step, the standalone fluid's helpers, the parameters a
+fluid is built on, the state hash and the profile of a system that removes itself."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -157,3 +159,52 @@ def test_the_standalone_fluids_helpers_name_a_bad_argument(call: Any, error: typ
     with pytest.raises(error, match=match):
         call(fs)
     assert fs.count == 0
+
+
+@pytest.mark.parametrize(("field", "value"), [("width", 300.0), ("a0", 5.0), ("gamma", 8.0),
+                                              ("max_particles", 100), ("seed", 4),
+                                              ("wall_solids", False)])
+def test_the_fluids_built_on_params_cannot_be_replaced(field: str, value: Any) -> None:
+    # the grids, arrays and wall solids were built for them: a wider width was accepted and
+    # the fluid kept its old grids
+    world = World(200, 150)
+    world.add_fluid_rect(0, 0, 200, 40)
+    before = world.fluid.params
+    with pytest.raises(ValueError, match=f"fluid.params.{field} is fixed"):
+        world.fluid.params = dataclasses.replace(before, **{field: value})
+    with pytest.raises(TypeError, match="FluidParams"):
+        world.fluid.params = {"gravity": (0.0, -10.0)}  # type: ignore[assignment]
+    assert world.fluid.params is before
+    world.fluid.params = dataclasses.replace(before, gravity=(0.0, -400.0), substeps=3)
+    world.step()
+    assert world.space.gravity == (0.0, -400.0) and world.check().ok
+
+
+def test_the_state_hash_tells_seeds_and_gravities_apart() -> None:
+    # two worlds of other seeds draw other rotations from their next step on
+    def world(seed: int = 0) -> World:
+        w = World(200, 150, params=FluidParams.game(200, 150, seed=seed))
+        w.add_fluid_rect(0, 0, 200, 40)
+        return w
+
+    a, b, c = world(), world(), world(1)
+    assert a.state_hash() == b.state_hash() != c.state_hash()
+    b.fluid.params = dataclasses.replace(b.fluid.params, gravity=(0.0, -400.0))
+    assert a.state_hash() != b.state_hash()
+    a.step()
+    c.step()
+    assert a.fluid.state_hash() != c.fluid.state_hash()  # the seed shows in the particles
+
+
+def test_a_system_that_removes_itself_leaves_the_profile() -> None:
+    world = World(200, 150)
+    world.add_fluid_rect(0, 0, 200, 40)
+
+    def once(w: World, dt: float) -> None:
+        w.remove_system("once")
+
+    world.add_system(once, after="srd_collision", name="once")
+    world.step()
+    assert "once" not in world.profile and list(world.profile) == list(world.stages)
+    world.step()
+    assert list(world.profile) == list(world.stages)

@@ -19,7 +19,11 @@ from numpy.typing import ArrayLike, NDArray
 from .params import FluidParams, Material
 from .springs import SpringStore
 
-__all__ = ["ParticleStore"]
+__all__ = ["FIXED_PARAMS", "ParticleStore"]
+
+#: The :class:`FluidParams` fields a fluid is built on (its domain, grids, capacity, wall solids
+#: and random stream): ``fluid.params`` can be replaced with new ones that keep these.
+FIXED_PARAMS = ("width", "height", "a0", "gamma", "max_particles", "wall_solids", "seed")
 
 
 class ParticleStore(SpringStore):
@@ -46,6 +50,32 @@ class ParticleStore(SpringStore):
         self.set_rest_fill(1.0)
         self._init_springs()
         self._reserve(1024)
+
+    @property
+    def params(self) -> FluidParams:
+        """The fluid's parameters. Replace them (``dataclasses.replace(fluid.params, ...)``) to
+        change gravity or a stage's knob between steps; the fields of :data:`FIXED_PARAMS` are
+        fixed once the fluid is made.
+
+        Raises:
+            TypeError: not a :class:`FluidParams`.
+            ValueError: the new parameters change a field of :data:`FIXED_PARAMS`.
+        """
+        return self._params
+
+    @params.setter
+    def params(self, value: FluidParams) -> None:
+        if not isinstance(value, FluidParams):
+            raise TypeError(f"fluid.params must be a FluidParams, got {type(value).__name__}")
+        old = self.__dict__.get("_params")
+        if old is not None:
+            for name in FIXED_PARAMS:
+                if getattr(value, name) != getattr(old, name):
+                    raise ValueError(
+                        f"fluid.params.{name} is fixed once the fluid is made (it is "
+                        f"{getattr(old, name)!r}, got {getattr(value, name)!r}): make a new "
+                        "World (or FluidSystem) for another domain, resolution or capacity")
+        self._params = value
 
     def _reserve(self, cap: int) -> None:
         """Grow the arrays to hold ``cap`` particles (at least doubling, at most

@@ -184,6 +184,9 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
+        if "params" in state:  # saved before params became a checked property
+            state = {**state, "_params": state["params"]}
+            del state["params"]
         self.__dict__.update(state)
         if "spring_count" not in state:  # saved before jelly's springs
             self._init_springs()
