@@ -8,6 +8,7 @@ from collections import deque
 import numpy as np
 import pytest
 
+from fluidworld.coupling.fluid_forces import cover_excess
 from fluidworld.fluid.free_drift import free_regions, remove_free_drift
 from fluidworld.fluid.pressure import EMPTY_COUNT
 
@@ -104,6 +105,43 @@ def test_a_lone_droplet_has_no_net_pressure_impulse_and_a_pool_keeps_its_own():
                       1.0, order, seen)
     assert np.allclose(grad[4:7, 4:8], 0.0)
     assert np.all(grad[0:2] == 1.0)
+
+
+def test_a_bodys_cover_past_the_cap_weighs_in_the_droplets_balance():
+    """A droplet with a body's cover in its middle cells: the cover over the cap of 1 (the
+    coupling pushes all of it) counts as the capped cover does, ``excess x gamma`` where the
+    cell is not next to air, so the droplet's particles and the body's pushed cover together
+    take no net impulse; without ``excess`` the same field keeps the capped weights."""
+    ny, nx, gamma = 12, 12, 4.0
+    cnt = np.zeros((ny, nx))
+    cnt[3:9, 3:9] = 4.0  # fluid and cover together, the cover capped at 1 (4 = gamma)
+    solid = np.zeros((ny, nx))
+    solid[5:7, 5:7] = 1.0
+    excess = np.zeros((ny, nx))
+    excess[5, 5], excess[6, 6] = 0.11, 0.05
+    excess[3, 3] = 0.2  # next to air: no push there, no weight
+    rng = np.random.default_rng(3)
+    grad = rng.normal(size=(ny, nx, 2))
+    order = np.empty(ny * nx, np.int64)
+    seen = np.zeros(ny * nx, np.bool_)
+    plain = grad.copy()
+    remove_free_drift(cnt, no_walls(cnt.shape), grad, grad.copy(), False, solid, gamma, order,
+                      seen, None, excess)
+    weight = cnt + excess * gamma
+    weight[3, 3] = cnt[3, 3]
+    assert np.allclose((weight[..., None] * grad).sum(axis=(0, 1)), 0.0, atol=1e-12)
+    remove_free_drift(cnt, no_walls(cnt.shape), plain, plain.copy(), False, solid, gamma,
+                      order, seen)
+    assert np.allclose((cnt[..., None] * plain).sum(axis=(0, 1)), 0.0, atol=1e-12)
+    assert not np.allclose(plain, grad)
+
+
+def test_cover_excess_counts_the_samples_past_a_full_cell() -> None:
+    pos = np.array([[5.0, 5.0], [6.0, 5.0], [15.0, 5.0], [25.0, 5.0], [-1.0, 5.0]])
+    area = np.array([70.0, 41.0, 90.0, 100.0, 500.0])  # a0 10: 1.11, 0.9, 1.0, outside
+    out = np.full((2, 3), 9.0)  # overwritten
+    cover_excess(pos, area, 4, 10.0, out)
+    assert np.allclose(out, [[0.11, 0.0, 0.0], [0.0, 0.0, 0.0]])
 
 
 def test_water_in_a_tank_of_wall_cells_keeps_its_weight_on_the_tank():

@@ -41,6 +41,7 @@ from . import placed as P
 from .body_io import BodyIO
 from .buoyancy import outline_normals, surface_quadrature
 from .cut_cells import relabel
+from .fluid_forces import cover_excess
 from .layout import MASS_FLOOR, MASS_FLOOR_BARE, SampleLayout, _ShapeRecord
 from .sampling import (
     CAPSULE,
@@ -291,6 +292,9 @@ class Coupler(SampleLayout, BodyIO):
                   self._margin)
         f.wall_cover_count = K.sync_geometry(self._bodies, self._outline_group(), self._interior,
                                              self._shapes, self._cells_group(), params)
+        # the cover past the solve's cap, which the push still pushes (free_drift weighs it)
+        cover_excess(self._in_pos, self._cover_area, len(self._cover_area), self.a0,
+                     f.cover_excess)
         if f.wall_cover_count:  # the pieces of the cells walls cut, when the walls change
             relabel(self, f)
         if full:

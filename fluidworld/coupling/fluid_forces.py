@@ -22,7 +22,7 @@ from numba import njit
 from .buoyancy import _level_at
 
 __all__ = ["sum_point_impulses", "drag_impulses", "drag_range", "drag_reaction",
-           "pressure_impulses"]
+           "pressure_impulses", "cover_excess"]
 
 
 @njit(cache=True)
@@ -288,3 +288,26 @@ def pressure_range(k0, k1, interior, bodies, cells, a0, spacing, kick_x, kick_y,
         ax = state[b, 0] + state[b, 2] * arm[k, 0] - state[b, 3] * arm[k, 1] - state[b, 7]
         ay = state[b, 1] + state[b, 3] * arm[k, 0] + state[b, 2] * arm[k, 1] - state[b, 8]
         out_tau[b] += ax * jy - ay * jx
+
+
+@njit(cache=True)
+def cover_excess(pos, area, n, a0, out):
+    """``out`` (ny, nx, overwritten): how far the first ``n`` samples' areas (``cover_area``)
+    over-cover each cell, in cells: their sum over ``a0^2`` less 1 where it is over 1, else 0.
+
+    The solve's cover (``FluidSystem.solid_fraction``, :func:`.kernels.rasterise_cover`) is
+    capped at 1, but :func:`pressure_impulses` pushes every sample by its whole area, so the
+    momentum the fluid gives a body's cover in such a cell is more than the solve counted; the
+    free-drift fix (``fluid.free_drift``) weighs it by this. A rotated body's sample lattice
+    aliases with the grid (a quarter-cell lattice puts up to 1.11 of a cell into one cell)."""
+    ny, nx = out.shape
+    out[:, :] = 0.0
+    inv = 1.0 / a0
+    for k in range(n):
+        i = int(math.floor(pos[k, 0] * inv))
+        j = int(math.floor(pos[k, 1] * inv))
+        if 0 <= i < nx and 0 <= j < ny:
+            out[j, i] += area[k] * inv * inv
+    for j in range(ny):
+        for i in range(nx):
+            out[j, i] = max(out[j, i] - 1.0, 0.0)

@@ -90,6 +90,10 @@ class GridStore:
         #: Solid cover of each cell in [0, 1] and its velocity (set by the coupling layer).
         self.solid_fraction = np.zeros(shape)
         self.solid_cell_velocity = np.zeros((*shape, 2))
+        #: How far the bodies' samples over-cover each cell, past the cap of 1 that
+        #: :attr:`solid_fraction` keeps (set by the coupling layer): the coupling pushes every
+        #: sample, so the free-drift fix weighs the cover by it (``free_drift``).
+        self.cover_excess = np.zeros(shape)
         #: Bit 0 where a wall (a shape that does not move) covers part of the cell, bits 1 and
         #: 2 where one stands across its face to the right and upwards (set by the coupling
         #: layer); :attr:`wall_cover_count` says how many cells have bit 0.

@@ -101,7 +101,7 @@ def _solve(fs: FluidSystem, h: float, rows: NDArray[np.int64],
         # one flood fill for both fields: neither may move a free body of water as a whole
         pc.remove_free_drift(cnt, walls, fs.cell_grad, fs._grad_density, shift,
                              solid, p.gamma, fs._flood, fs._flood_seen,
-                             rows)
+                             rows, fs.cover_excess)
         if shift and par:  # the shift and the correction in one pass over the particles
             pc.apply_shift_and_correction_parallel((fs.pos, fs.vel, fs.count), fs._cell_of,
                                                    fs._grad_density, fs.cell_grad, fs.nx, h)
@@ -145,7 +145,7 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64],
         pc.converged_correction(fs.cell_density_potential, cnt, walls, p.a0,
                                 fs._grad_density, rows)
     pc.remove_free_drift(cnt, walls, fs.cell_grad, fs._grad_density, shift,
-                         solid, p.gamma, fs._flood, fs._flood_seen, rows)
+                         solid, p.gamma, fs._flood, fs._flood_seen, rows, fs.cover_excess)
     if shift:
         shift_by = pc.apply_cell_shift_parallel if par else pc.apply_cell_shift
         shift_by(fs.pos, fs.count, fs._cell_of, fs._grad_density, fs.nx, h)

@@ -198,6 +198,8 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
             self.solid_wet = np.zeros(len(self.solid_pos), bool)
         if "rest_fill" not in state:  # saved before a solver could rest at another density
             self.rest_fill = 1.0
+        if "cover_excess" not in state:  # saved before the free-drift fix weighed it
+            self.cover_excess = np.zeros_like(self.solid_fraction)
         if "wall_cells" not in state:  # saved before the pressure solve had wall cells
             shape = self.cell_count.shape
             self.wall_cover = np.zeros(shape, np.uint8)
