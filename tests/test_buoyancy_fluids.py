@@ -236,3 +236,18 @@ def test_a_light_crate_let_go_under_water_rises_without_being_flung(seed: int) -
     assert fastest < 500.0, fastest
     assert 130.0 < e.body.position.y < 150.0, e.body.position  # afloat: ~139 at 0.05
     assert w.fluid.count == n and w.check().ok
+
+
+def test_the_surface_beside_a_body_leaves_the_walls_column_out() -> None:
+    """``surface_beside`` in a pool 120 wide whose bands reach the side walls: the box of 0.6
+    floats at 0.6 there (the coupler's levels say so), but the band's last column, 4 units of
+    it against the wall, read 75.7 where the water stood at ~84, and the fraction 0.26."""
+    w = World(120.0, 230.0, params=FluidParams.game(120.0, 230.0, seed=2))
+    w.add_fluid_rect(0.0, 0.0, 120.0, 80.0)
+    e = w.add_box((60.0, 96.0), (40.0, 30.0), density=0.6)
+    for _ in range(600):
+        w.step()
+    x0, _, x1, _ = w.coupler.body_box[w.coupler.body_index(e.body)]
+    level = B.surface_beside(w, x0, x1)
+    assert abs(level - float(np.mean(w.coupler.levels[0, [1, 3]]))) < 2.0, level
+    assert abs(B.submerged_fraction(e, level) - 0.6) <= 0.05
