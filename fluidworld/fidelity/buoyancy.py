@@ -104,11 +104,13 @@ def surface_beside(world: World, x0: float, x1: float, near: float = 5.0,
     for lo, hi in ((x0 - far, x0 - near), (x1 + near, x1 + far)):
         lo, hi = max(lo, 5.0), min(hi, width - 5.0)
         cols = int((hi - lo) // 5.0)
+        if cols < 1:
+            continue
         sel = (pos[:, 0] >= lo) & (pos[:, 0] < lo + 5.0 * cols)
-        if cols < 1 or not sel.any():
+        if not sel.any():
             continue
         col = np.floor((pos[sel, 0] - lo) / 5.0).astype(np.int64)
-        top = np.full(cols + 1, -np.inf)
+        top = np.full(cols, -np.inf)
         np.maximum.at(top, col, pos[sel, 1])
         tops.extend(top[np.isfinite(top)])
     if not tops:
