@@ -11,6 +11,7 @@ import numpy as np
 import pymunk
 
 from ._args import _vec
+from .fluid.advection import MAX_SPEED_CELLS
 from .fluid.params import _finite
 
 __all__ = ["BodyEnteredWaterEvent", "BodyLeftWaterEvent", "DrainEvent", "Entity", "BodyHandle",
@@ -193,7 +194,9 @@ class Emitter(Entity):
 
     Attributes:
         position: Centre of the nozzle. direction: Unit vector of the jet (a vector set is
-            made unit). speed: Jet speed. rate: Particles per second, at most
+            made unit). speed: Jet speed, at most the fluid's speed limit
+            (``advection.MAX_SPEED_CELLS`` pressure cells a substep: 4,800 units/s at the game
+            preset). rate: Particles per second, at most
             :data:`MAX_EMITTER_RATE`. material: Material id or name (one of the world's:
             checked when set, and looked up at each step).
         width: Nozzle width (particles spread across it). enabled: Switch it on and off.
@@ -217,10 +220,15 @@ class Emitter(Entity):
     _slot: float = 0.0
     _domain: tuple[float, float] | None = field(default=None, repr=False)
     _names: tuple[str, ...] | None = field(default=None, repr=False)
+    _max_speed: float = field(default=math.inf, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         check = _EMITTER_CHECKS.get(name)
         value = value if check is None else check(name, value)
+        if name == "speed" and value > self._max_speed:
+            raise ValueError(f"speed must be at most {self._max_speed:g} units/s (the fluid's "
+                             f"speed limit, {MAX_SPEED_CELLS:g} pressure cells a substep), got "
+                             f"{value!r}")
         if name == "position" and self._domain is not None:
             w, h = self._domain
             if not (0.0 <= value[0] <= w and 0.0 <= value[1] <= h):

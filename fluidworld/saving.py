@@ -75,7 +75,14 @@ def unpack(data: bytes) -> dict[str, Any]:
 
 
 def write_file(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` through a temporary file, so a crash mid-write keeps the old save."""
+    """Write ``data`` through a temporary file, so a crash mid-write keeps the old save.
+
+    Raises:
+        IsADirectoryError: ``path`` is a folder (name a file in it).
+    """
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{os.fspath(path)!r} is a folder: give the save a file name in "
+                                "it, e.g. 'game.fwsave'")
     tmp = f"{os.fspath(path)}.tmp"
     with open(tmp, "wb") as fh:
         fh.write(data)

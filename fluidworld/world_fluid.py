@@ -23,14 +23,16 @@ from .entities import (
     Emitter,
     Entity,
 )
+from .fluid.advection import MAX_SPEED_CELLS
 from .fluid.binning import near_points
-from .fluid.params import _finite, _positive
+from .fluid.params import FluidParams, _finite, _positive
 
 if TYPE_CHECKING:
     from .coupling import Coupler
     from .fluid import FluidSystem
 
-__all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "MAX_EVENTS", "WALL_FILL_MARGIN", "DRAIN_WALL_REACH"]
+__all__ = ["FluidHelpers", "MAX_EMITTER_RATE", "MAX_EVENTS", "MIN_FILL_SPACING", "WALL_FILL_MARGIN",
+           "DRAIN_WALL_REACH"]
 
 #: How far in from a domain wall a drain on it reaches at least, in ``r_L``: SRD's bottom
 #: row rests 1.25 ``r_L`` off the floor under a pool, ~1.5 under a thin film (the wall solids
@@ -58,6 +60,16 @@ MAX_EVENTS = 4096
 #: solver at 879 units/s. A second fill of a settled pool then keeps 0-6 % of its points (0.7
 #: is past the covering radius of the fill lattice, 0.577, and of ``ddr``'s looser rest, 0.61).
 FILL_CLEARANCE = 0.7
+
+#: The closest fill ``spacing`` the fill helpers take, in particle spacings (``r_L``): half the
+#: fill lattice's, four times its density (``ddr`` already needs its fills at ~0.9 or looser).
+MIN_FILL_SPACING = 0.5
+
+
+def _speed_limit(p: FluidParams) -> float:
+    """The fluid's speed limit at ``p``'s substep: the advection moves a particle at most
+    ``MAX_SPEED_CELLS`` pressure cells a substep (4,800 units/s at the game preset)."""
+    return MAX_SPEED_CELLS * p.a0 / p.h
 
 
 class FluidHelpers:
@@ -104,6 +116,9 @@ class FluidHelpers:
         mat = self.material_id(material)
         vel = _vec("velocity", velocity)
         p = self.fluid.params
+        if math.hypot(*vel) > _speed_limit(p):
+            raise ValueError(f"velocity must be at most {_speed_limit(p):g} units/s fast (the "
+                             f"fluid's speed limit), got {velocity!r}")
         ok = ((pts[:, 0] >= 0) & (pts[:, 0] <= p.width) & (pts[:, 1] >= 0)
               & (pts[:, 1] <= p.height))
         pts = pts[ok]
@@ -114,6 +129,21 @@ class FluidHelpers:
         n = self.fluid.add_particles(pts, vel, mat)
         self.particles_added += n
         return n
+
+    def _fill_spacing(self, spacing: float | None) -> float | None:
+        """A fill's ``spacing`` checked: None (the fill lattice's), or at least
+        :data:`MIN_FILL_SPACING` ``r_L`` (a spacing of 0.3 units packed 256 times the rest
+        density into a box and threw it apart at 15,200 units/s)."""
+        if spacing is None:
+            return None
+        s = _positive("spacing", spacing)
+        least = MIN_FILL_SPACING * self.fluid.r_l
+        if s < least:
+            raise ValueError(f"spacing must be at least {least:.3g} ({MIN_FILL_SPACING:g} "
+                             f"particle spacings; a denser fill packs over "
+                             f"{1 / MIN_FILL_SPACING ** 2:g}x the fluid's rest density), got "
+                             f"{spacing!r}")
+        return s
 
     def _lattice(self, x0: float, y0: float, x1: float, y1: float,
                  spacing: float | None) -> NDArray[np.float64]:
@@ -166,14 +196,15 @@ class FluidHelpers:
         many particles were added.
 
         Raises:
-            ValueError: empty or non-finite rectangle, bad spacing or material, too many
-                particles.
+            ValueError: empty or non-finite rectangle, bad spacing (under
+                :data:`MIN_FILL_SPACING` ``r_L``) or material, a velocity past the fluid's
+                speed limit (4,800 units/s at the game preset), too many particles.
         """
         x0, y0 = _vec("(x0, y0)", (x0, y0))
         x1, y1 = _vec("(x1, y1)", (x1, y1))
         if x1 <= x0 or y1 <= y0:
             raise ValueError(f"empty rectangle ({x0}, {y0})-({x1}, {y1})")
-        s = None if spacing is None else _positive("spacing", spacing)
+        s = self._fill_spacing(spacing)
         return self._add_points(self._lattice(x0, y0, x1, y1, s), material, velocity)
 
     def add_fluid_circle(
@@ -184,7 +215,7 @@ class FluidHelpers:
         many particles were added."""
         cx, cy = _vec("center", center)
         r = _positive("radius", radius)
-        s = None if spacing is None else _positive("spacing", spacing)
+        s = self._fill_spacing(spacing)
         pts = self._lattice(cx - r, cy - r, cx + r, cy + r, s)
         pts = pts[((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < r * r]
         return self._add_points(pts, material, velocity)
@@ -196,7 +227,7 @@ class FluidHelpers:
         """Fill a simple polygon (any winding, convex or not) with fluid (skipping points as
         :meth:`add_fluid_rect` does); returns how many particles were added."""
         v = _points("vertices", vertices, 3)
-        s = None if spacing is None else _positive("spacing", spacing)
+        s = self._fill_spacing(spacing)
         (x0, y0), (x1, y1) = v.min(axis=0), v.max(axis=0)
         pts = self._lattice(x0, y0, x1, y1, s)
         return self._add_points(pts[_in_polygon(pts, v)], material, velocity)
@@ -243,7 +274,9 @@ class FluidHelpers:
                     material=self.material_id(material),
                     width=self.fluid.r_l if width is None else width,
                     _domain=(p.width, p.height),
-                    _names=tuple(m.name for m in self.fluid.material_table))
+                    _names=tuple(m.name for m in self.fluid.material_table),
+                    _max_speed=_speed_limit(p))
+        e.speed = e.speed  # checked against the fluid's speed limit, known now
         self._emitters.append(e)
         return self._register(e)  # type: ignore[return-value]
 

@@ -180,6 +180,7 @@ class StepHelpers:
 
     def _begin_step(self) -> None:
         self._flush()
+        self._zero_non_finite_velocities()
         self._adopt_static_shapes()
         self._follow_space_gravity()
         if list(self.profile) != list(self.stages):  # the solver or the systems changed
@@ -188,6 +189,22 @@ class StepHelpers:
             self.profile[k] = 0.0
         for k in self.profile_detail:
             self.profile_detail[k] = 0.0
+
+    def _zero_non_finite_velocities(self) -> None:
+        """Zero a non-finite particle velocity written into ``fluid.velocities`` between steps
+        (with a ``RuntimeWarning``): one NaN spread through its cell into the pressure field,
+        whose warm start kept it, and every step after froze the fluid and put the bodies at
+        NaN. A sum over the velocities when all is well (~0.08 ms at 100,000 particles)."""
+        f = self.fluid
+        v = f.vel[: f.count]
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(v.sum()):
+                return
+            bad = ~np.isfinite(v).all(axis=1)
+        if bad.any():
+            v[bad] = 0.0
+            warnings.warn(f"{int(bad.sum())} fluid particles had a non-finite velocity (written "
+                          "into fluid.velocities?); set to zero", RuntimeWarning, stacklevel=3)
 
     @property
     def stages(self) -> tuple[str, ...]:

@@ -426,11 +426,14 @@ def test_fills_clip_before_they_allocate_and_respect_the_particle_limit() -> Non
     pb = pb[(pb[:, 0] >= 0) & (pb[:, 1] >= 0)]
     assert len(pa) == len(pb) > 100
     assert np.allclose(np.sort(pa, axis=0), np.sort(pb, axis=0), rtol=0, atol=1e-9)
-    with pytest.raises(ValueError, match="max_particles"):
+    with pytest.raises(ValueError, match="spacing must be at least"):
         w.add_fluid_rect(0, 0, 200, 100, spacing=0.02)
-    with pytest.raises(ValueError, match="max_particles"):
+    with pytest.raises(ValueError, match="spacing must be at least"):
         w.add_fluid_circle((100, 50), 1e6, spacing=0.01)
-    assert w.fluid.count == n
+    small = World(200, 100, params=FluidParams.game(200, 100, max_particles=300))
+    with pytest.raises(ValueError, match="max_particles"):  # refused before it is built
+        small.add_fluid_rect(0, 0, 200, 100, spacing=2.5)
+    assert w.fluid.count == n and small.fluid.count == 0
 
 
 @pytest.mark.parametrize("vertices", [[(0, 0), (1, 1), (2, 2)], [(5, 5), (5, 5), (5, 5)]])

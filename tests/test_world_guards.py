@@ -103,12 +103,15 @@ def test_an_emitter_moved_out_of_the_domain_or_given_no_material_is_refused() ->
 @pytest.mark.parametrize("solver", ["ddr", "constraint"])
 def test_absurd_fluid_speeds_are_cut_to_the_speed_limit(solver: str) -> None:
     """A fill at 1e15 units/s ran ddr's grids out of memory at the first step (1e30: a numba
-    error); the solvers that move particles before the advection now cut it first."""
+    error); the solvers that move particles before the advection now cut it first. (The fills
+    refuse such a velocity now; a game can still write one into ``fluid.velocities``.)"""
     world = World(400, 300, solver=solver)
     world.add_fluid_rect(0, 0, 400, 60)
-    world.add_fluid_rect(40, 250, 60, 270, velocity=(1e15, 0))
-    world.add_fluid_rect(340, 250, 360, 270, velocity=(-1e300, 1e300))
+    a = world.add_fluid_rect(40, 250, 60, 270)
+    b = world.add_fluid_rect(340, 250, 360, 270)
     n = world.fluid.count
+    world.fluid.velocities[n - a - b:n - b] = (1e15, 0)
+    world.fluid.velocities[n - b:] = (-1e300, 1e300)
     for _ in range(3):
         world.step()
     p = world.fluid.params
@@ -208,3 +211,51 @@ def test_a_system_that_removes_itself_leaves_the_profile() -> None:
     assert "once" not in world.profile and list(world.profile) == list(world.stages)
     world.step()
     assert list(world.profile) == list(world.stages)
+
+
+def test_emitters_and_fills_keep_to_the_fluids_speed_limit() -> None:
+    # an emitter at 1e9 units/s was accepted and its particles carried 1e9 into the next step
+    world = World(200, 150)
+    limit = MAX_SPEED_CELLS * world.fluid.params.a0 / world.fluid.params.h
+    with pytest.raises(ValueError, match="speed must be at most 4800"):
+        world.add_emitter((100, 100), (0, -1), 1e9, 100)
+    e = world.add_emitter((100, 100), (0, -1), limit, 100)
+    with pytest.raises(ValueError, match="speed must be at most"):
+        e.speed = 1.01 * limit
+    assert e.speed == limit
+    with pytest.raises(ValueError, match="velocity must be at most"):
+        world.add_fluid_rect(0, 0, 50, 50, velocity=(1e9, 0))
+    # a spacing of 0.3 units packed 32,064 particles into 50 x 50 and threw them at 15,200/s
+    with pytest.raises(ValueError, match="spacing must be at least"):
+        world.add_fluid_rect(0, 100, 50, 150, spacing=0.3)
+    with pytest.raises(ValueError, match="spacing must be at least"):
+        world.add_fluid_polygon([(0, 0), (50, 0), (25, 40)], spacing=0.5 * world.fluid.r_l - 0.01)
+    assert world.fluid.count == 0
+    assert world.add_fluid_circle((100, 50), 20, spacing=0.5 * world.fluid.r_l) > 0
+
+
+def test_a_save_into_a_folder_names_the_folder(tmp_path: Path) -> None:
+    world = World(200, 150)
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        world.save(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_nan_velocity_written_between_steps_is_zeroed_not_spread() -> None:
+    """One NaN written into ``fluid.velocities`` spread through its cell into the pressure
+    field, whose warm start kept it: every step after, the whole fluid went NaN in the pressure
+    stage (then zeroed by the advection: a frozen fluid), and the box above the water ended at
+    NaN, every ``step()`` after raising."""
+    world = World(300, 200)
+    world.add_fluid_rect(0, 0, 300, 60)
+    e = world.add_box((150, 150), (30, 30), density=0.5)
+    world.step()
+    world.fluid.velocities[3] = (np.nan, 1.0)
+    world.fluid.velocities[7] = (0.0, np.inf)
+    with pytest.warns(RuntimeWarning, match="2 fluid particles had a non-finite velocity"):
+        world.step()
+    for _ in range(60):
+        world.step()
+    assert world.check().ok and math.isfinite(e.body.position.y)
+    assert e.body.position.y < 100.0  # it fell onto the water, which moves
+    assert np.isfinite(world.fluid.cell_pressure).all()
