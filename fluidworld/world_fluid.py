@@ -23,9 +23,8 @@ from .entities import (
     Emitter,
     Entity,
 )
-from .fluid.advection import MAX_SPEED_CELLS
 from .fluid.binning import near_points
-from .fluid.params import FluidParams, _finite, _positive
+from .fluid.params import _finite, _positive
 
 if TYPE_CHECKING:
     from .coupling import Coupler
@@ -64,12 +63,6 @@ FILL_CLEARANCE = 0.7
 #: The closest fill ``spacing`` the fill helpers take, in particle spacings (``r_L``): half the
 #: fill lattice's, four times its density (``ddr`` already needs its fills at ~0.9 or looser).
 MIN_FILL_SPACING = 0.5
-
-
-def _speed_limit(p: FluidParams) -> float:
-    """The fluid's speed limit at ``p``'s substep: the advection moves a particle at most
-    ``MAX_SPEED_CELLS`` pressure cells a substep (4,800 units/s at the game preset)."""
-    return MAX_SPEED_CELLS * p.a0 / p.h
 
 
 class FluidHelpers:
@@ -116,9 +109,10 @@ class FluidHelpers:
         mat = self.material_id(material)
         vel = _vec("velocity", velocity)
         p = self.fluid.params
-        if math.hypot(*vel) > _speed_limit(p):
-            raise ValueError(f"velocity must be at most {_speed_limit(p):g} units/s fast (the "
-                             f"fluid's speed limit), got {velocity!r}")
+        limit = self.fluid.speed_limit()
+        if math.hypot(*vel) > limit:
+            raise ValueError(f"velocity must be at most {limit:g} units/s fast (the fluid's "
+                             f"speed limit), got {velocity!r}")
         ok = ((pts[:, 0] >= 0) & (pts[:, 0] <= p.width) & (pts[:, 1] >= 0)
               & (pts[:, 1] <= p.height))
         pts = pts[ok]
@@ -276,7 +270,7 @@ class FluidHelpers:
                     width=self.fluid.r_l if width is None else width,
                     _domain=(p.width, p.height),
                     _names=tuple(m.name for m in self.fluid.material_table),
-                    _max_speed=_speed_limit(p))
+                    _max_speed=self.fluid.speed_limit())
         e.speed = e.speed  # checked against the fluid's speed limit, known now
         self._emitters.append(e)
         return self._register(e)  # type: ignore[return-value]

@@ -17,7 +17,6 @@ import numpy as np
 import pymunk
 from numpy.typing import NDArray
 
-from ..fluid.advection import MAX_SPEED_CELLS
 from . import kernels as K
 
 if TYPE_CHECKING:
@@ -263,7 +262,7 @@ class BodyIO:
         the particles it threw out raised each other's limit)."""
         p = self.fluid.params
         K.limit_speeds(self.state, J, tau, self._inv_apply_now(), self._inv_moment_now(),
-                       2.0 * MAX_SPEED_CELLS * p.a0 / p.h,
+                       2.0 * self.fluid.speed_limit(),
                        SPEED_SLACK * math.hypot(*p.gravity) * p.h)
 
     def _check_state(self) -> None:

@@ -361,7 +361,7 @@ class ConstraintSolver:
         p = f.params
         f.put_back = advection.advect_and_contain(
             f.pos, f.vel, f.mat, n, 0.0, p.width, p.height, 1e-6 * p.a0, f._bounce, f._rest,
-            f._keep, advection.MAX_SPEED_CELLS * p.a0 / h)
+            f._keep, f.speed_limit(h))
         pressure.deposit_cells(f.pos, f.vel, n, p.a0, f.nx, f.ny, p.gamma, f.solid_fraction,
                                f.solid_cell_velocity, f.cell_count, f.cell_velocity, f._cell_of)
         f.cell_grad[:] = 0.0

@@ -375,7 +375,7 @@ class DDRSolver:
         margin = 1e-6 * p.a0
         f.put_back = advection.advect_and_contain(
             f.pos, f.vel, f.mat, n, 0.0, p.width, p.height, margin, f._bounce, f._rest, f._keep,
-            advection.MAX_SPEED_CELLS * p.a0 / h)
+            f.speed_limit(h))
         if f.put_back and self.params.anti_stick > 0.0:
             ddr.anti_stick(f.pos, f.vel, n, margin, p.width - margin, margin, p.height - margin,
                            2.0 * margin, self.params.anti_stick * f.r_l / p.h)

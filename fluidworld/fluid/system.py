@@ -339,6 +339,12 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         """Whether this step runs the parallel local-repulsion kernels."""
         return self.count >= PARALLEL_REPULSION_MIN_PARTICLES and numba.get_num_threads() > 1
 
+    def speed_limit(self, h: float | None = None) -> float:
+        """The fastest a particle moves in a substep ``h`` (default ``params.h``): the advection
+        moves it at most :data:`~fluidworld.fluid.advection.MAX_SPEED_CELLS` pressure cells
+        (4,800 units/s at the game preset)."""
+        return advection.MAX_SPEED_CELLS * self.params.a0 / (self.params.h if h is None else h)
+
     def cap_speeds(self, h: float) -> None:
         """Cut each particle's speed to the advection's limit (:data:`~fluidworld.fluid.
         advection.MAX_SPEED_CELLS` pressure cells a substep ``h``) and zero a non-finite
@@ -348,7 +354,7 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         limit are left as they are."""
         n = self.count
         v = self.vel[:n]
-        cap = advection.MAX_SPEED_CELLS * self.params.a0 / h
+        cap = self.speed_limit(h)
         with np.errstate(over="ignore", invalid="ignore"):
             fast = np.flatnonzero(~(np.einsum("ij,ij->i", v, v) <= cap * cap))
             if len(fast):
@@ -524,7 +530,7 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
                   else advection.advect_and_contain)
         self.put_back = advect(
             self.pos, self.vel, self.mat, self.count, h, p.width, p.height, 1e-6 * p.a0,
-            self._bounce, self._rest, self._keep, advection.MAX_SPEED_CELLS * p.a0 / h)
+            self._bounce, self._rest, self._keep, self.speed_limit(h))
 
     # ------------------------------------------------------------------ queries
     def cell_of_points(
