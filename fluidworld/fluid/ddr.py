@@ -29,9 +29,11 @@ as a light one, takes the same momentum and moves less, so under gravity it sink
 
 Solid particles (walls, bodies) count in the density like fluid, push the fluid and take the
 opposite momentum into ``solid_impulse``, gathered per solid particle (no scattered
-sums). Neighbours come from the particle store's sort (cells of ``nb_h``, particles in cell
-order, one index range per row of a block); ``reach`` is the interaction radius plus how far any
-particle moved since the sort.
+sums). Neighbours come from cells of ``nb_h``: the viscosity searches the particle store's sort
+(particles in cell order, one index range per row of a block); the relaxation searches the
+predicted positions binned without moving them (an index list per cell, ``order``), and bins
+them again between passes once they have moved past :data:`REBIN_REACH`; ``reach`` is the
+interaction radius plus how far any particle moved since its binning.
 
 Wetting: where a fluid particle is in tension (the pair's displacement weight is a pull), a
 solid of a moving body pulls it by ``solid_pull`` of what a fluid neighbour there would, and
@@ -46,7 +48,8 @@ The kernels take their arrays in groups (tuples, unpacked on the kernel's first 
 * ``fluid`` = ``(pos, vel, mat, mass, mu, n)``: the store's positions, velocities, material ids,
   the materials' particle masses and densities (water 1), the particle count;
 * ``grid`` = ``(nb_start, nb_nx, nb_ny, inv_nb)``: the store's sort (first particle of each
-  cell, cells across and up, ``1 / nb_h``);
+  cell, cells across and up, ``1 / nb_h``); the relaxation's adds ``order``, the particle
+  indices cell by cell that ``nb_start`` indexes (``binning.bin_points``);
 * ``solids`` = ``(solid_pos, s_start, s_order, solid_imp, solid_marked, solid_wet)``: the solid
   particles, their sort, the impulses and contact flags they record, and which of them the fluid
   wets (those of moving bodies: ``solid_pull`` applies to them only);
@@ -68,10 +71,14 @@ from numba import njit, prange
 from numba.core.cpu_options import ParallelOptions
 
 __all__ = ["viscosity_impulses", "relax_positions", "anti_stick", "column_height",
-           "lattice_sums", "rest_density", "CHUNK"]
+           "lattice_sums", "rest_density", "CHUNK", "REBIN_REACH"]
 
 #: Particles per parallel work item.
 CHUNK = 512
+
+#: How far past the radius the relaxation's search may reach before ``relax_positions`` bins
+#: the moved particles again (its ``rebin``), as a share of the radius.
+REBIN_REACH = 0.05
 
 #: ``parallel=True`` less loop fusion, for the kernels with several ``prange`` loops. Numba keeps
 #: a loop that passes an array to a call apart from the next, but it does not look into tuples:
@@ -193,7 +200,7 @@ def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
     """``rho[i]``, ``rho_near[i]``: particle ``i``'s pressure and near pressure (from its
     density and near density: what the displacements read of each neighbour)."""
     pos, _, mat, _, mu, n = fluid
-    nb_start, nb_nx, nb_ny, inv_nb = grid
+    nb_start, nb_nx, nb_ny, inv_nb, order = grid
     solid_pos, s_start, s_order, _, _, _ = solids
     radius, cubic, rho0, k, k_near, _, _, _, _, _, _ = consts
     rho, rho_near, _ = work
@@ -209,7 +216,8 @@ def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
         for yy in range(_cell(yi - reach, inv_nb, nb_ny), _cell(yi + reach, inv_nb, nb_ny) + 1):
             a = nb_start[yy * nb_nx + x0]
             b = min(nb_start[yy * nb_nx + x1 + 1], n)
-            for j in range(a, b):
+            for t in range(a, b):
+                j = order[t]
                 dx = pos[j, 0] - xi
                 dy = pos[j, 1] - yi
                 r2 = dx * dx + dy * dy
@@ -238,7 +246,7 @@ def _density_range(lo, hi, fluid, grid, reach, solids, consts, work):
 def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
     """``disp[i]``: the sum of particle ``i``'s shares of its pairs' displacements."""
     pos, _, mat, _, mu, n = fluid
-    nb_start, nb_nx, nb_ny, inv_nb = grid
+    nb_start, nb_nx, nb_ny, inv_nb, order = grid
     solid_pos, s_start, s_order, _, _, solid_wet = solids
     radius, cubic, rho0, k, k_near, _, h2, solid_push, solid_pull, cohere, coh = consts
     rho, rho_near, disp = work
@@ -257,7 +265,8 @@ def _displace_range(lo, hi, fluid, grid, reach, solids, consts, work):
         for yy in range(_cell(yi - reach, inv_nb, nb_ny), _cell(yi + reach, inv_nb, nb_ny) + 1):
             a = nb_start[yy * nb_nx + x0]
             b = min(nb_start[yy * nb_nx + x1 + 1], n)
-            for j in range(a, b):
+            for t in range(a, b):
+                j = order[t]
                 dx = pos[j, 0] - xi
                 dy = pos[j, 1] - yi
                 r2 = dx * dx + dy * dy
@@ -296,7 +305,7 @@ def _solid_range(lo, hi, fluid, grid, reach, solids, consts, work, first):
     """Per solid particle: minus the momentum it gave the fluid (its body's share), added to
     what the earlier passes of the substep gave (``first``: the first pass, overwrite)."""
     pos, _, mat, mass, mu, n = fluid
-    nb_start, nb_nx, nb_ny, inv_nb = grid
+    nb_start, nb_nx, nb_ny, inv_nb, order = grid
     solid_pos, _, _, solid_imp, solid_marked, solid_wet = solids
     radius, cubic, rho0, k, k_near, h, h2, solid_push, solid_pull, _, _ = consts
     rho, rho_near, _ = work
@@ -314,7 +323,8 @@ def _solid_range(lo, hi, fluid, grid, reach, solids, consts, work, first):
         for yy in range(_cell(ys - reach, inv_nb, nb_ny), _cell(ys + reach, inv_nb, nb_ny) + 1):
             a = nb_start[yy * nb_nx + x0]
             b = min(nb_start[yy * nb_nx + x1 + 1], n)
-            for i in range(a, b):
+            for t in range(a, b):
+                i = order[t]
                 dx = xs - pos[i, 0]
                 dy = ys - pos[i, 1]
                 r2 = dx * dx + dy * dy
@@ -378,7 +388,7 @@ def _add_disp(pos, disp, n):
 
 
 def relax_positions(fluid, grid, reach, solids, solid_first, consts, work, parallel=False,
-                    passes=1, cohesion=None):
+                    passes=1, cohesion=None, rebin=None):
     """Double density relaxation in ``passes`` Jacobi passes, each: densities (``rho``,
     ``rho_near``), each particle's displacement ``disp`` (``h^2 (P q + P_near q^2)`` per pair
     with Clavet's kernels, ``P`` the pair's summed pressures, ``1/(2 mu)`` of it per side; a
@@ -391,15 +401,20 @@ def relax_positions(fluid, grid, reach, solids, solid_first, consts, work, paral
 
     ``k`` and ``k_near`` are in length per time squared per unit density; ``mu`` the material
     densities (water 1), ``mass`` the particle masses; ``reach`` the radius plus the largest move
-    since the sort. ``solid_imp``/``solid_marked`` of the solids from ``solid_first`` on (the
-    domain walls before it are zeroed: nothing reads them) get, per solid, minus the fluid's
-    momentum change over the passes (its body's share). Returns the number of fluid-solid
-    contacts (summed over the passes).
+    since the binning of ``grid``. ``solid_imp``/``solid_marked`` of the solids from
+    ``solid_first`` on (the domain walls before it are zeroed: nothing reads them) get, per
+    solid, minus the fluid's momentum change over the passes (its body's share). Returns the
+    number of fluid-solid contacts (summed over the passes).
 
     ``cohesion``: ``None``, or per pair of material ids the tension (in density units, times
     the two material densities summed) by which two such particles pull each other on top of
     their pressures (Madams' surface-tension term; ``Material.cohesion``, zero between mix
     groups): the pair's push gets ``- k cohesion[a, b]`` times the density weight's gradient.
+
+    ``rebin``: ``None``, or a function that bins the current positions and returns the new
+    ``grid``; it is called before a pass when the passes so far have moved some particle by
+    more than :data:`REBIN_REACH` of the radius, and the search then reaches the radius again
+    (a pass costs as the square of its reach, a binning ~1/15 of a pass).
     """
     pos, n = fluid[0], fluid[5]
     solid_pos, _, _, solid_imp, solid_marked, _ = solids
@@ -412,7 +427,11 @@ def relax_positions(fluid, grid, reach, solids, solid_first, consts, work, paral
     solid_imp[:solid_first] = 0.0
     solid_marked[:solid_first] = False
     touching = 0
+    base = reach
     for it in range(passes):
+        if rebin is not None and reach > base * (1.0 + REBIN_REACH):
+            grid = rebin()
+            reach = base
         fn(fluid, grid, reach, solids, consts, work)
         touching += _solid_range(solid_first, len(solid_pos), fluid, grid, reach, solids, consts,
                                  work, it == 0)
