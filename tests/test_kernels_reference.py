@@ -156,6 +156,24 @@ def test_mark_near_cells_over_static_flags_restores_them():
         np.testing.assert_array_equal(near, want)
 
 
+def test_gather_cells_matches_numpy_indexing():
+    """The renderers' per-particle fields in one kernel pass: the same values as indexing the
+    field with the clamped cell indices (points outside, on faces, NaN clamped alike)."""
+    rng = np.random.default_rng(3)
+    a0, nx, ny = 10.0, 7, 5
+    pts = rng.uniform(-15.0, 85.0, (400, 2))
+    pts[:20] = np.round(pts[:20] / a0) * a0  # on cell faces
+    pts[20] = np.nan
+    scalar = rng.normal(size=(ny, nx))
+    vector = rng.normal(size=(ny, nx, 2))
+    with np.errstate(invalid="ignore"):
+        i = np.clip((pts[:, 0] / a0).astype(np.intp), 0, nx - 1)
+        j = np.clip((pts[:, 1] / a0).astype(np.intp), 0, ny - 1)
+    assert np.array_equal(binning.gather_cells(pts[21:], a0, scalar), scalar[j[21:], i[21:]])
+    assert np.array_equal(binning.gather_cells(pts[21:], a0, vector), vector[j[21:], i[21:]])
+    assert np.isfinite(binning.gather_cells(pts, a0, vector)).all()  # a NaN point: some cell
+
+
 def test_bin_points_zero_points():
     start = np.full(13, -1, np.int64)
     binning.bin_points(np.zeros((0, 2)), 0, 0.5, 3, 4, start, np.zeros(0, np.int64))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["sort_particles", "bin_points", "bin_points_over", "mark_near_cells", "near_points"]
+__all__ = ["sort_particles", "bin_points", "bin_points_over", "mark_near_cells", "near_points",
+           "gather_cells"]
 
 
 @njit(cache=True)
@@ -281,4 +282,38 @@ def near_points(points, pos, n, radius):
                     break
             if out[k]:
                 break
+    return out
+
+
+@njit(cache=True)
+def _gather_scalar(pos, n, a0, field, out):
+    ny, nx = field.shape
+    for k in range(n):
+        i = min(max(int(pos[k, 0] / a0), 0), nx - 1)
+        j = min(max(int(pos[k, 1] / a0), 0), ny - 1)
+        out[k] = field[j, i]
+
+
+@njit(cache=True)
+def _gather_vector(pos, n, a0, field, out):
+    ny, nx = field.shape[0], field.shape[1]
+    for k in range(n):
+        i = min(max(int(pos[k, 0] / a0), 0), nx - 1)
+        j = min(max(int(pos[k, 1] / a0), 0), ny - 1)
+        for c in range(field.shape[2]):
+            out[k, c] = field[j, i, c]
+
+
+def gather_cells(pos: np.ndarray, a0: float, field: np.ndarray) -> np.ndarray:
+    """``field`` (``(ny, nx)`` or ``(ny, nx, m)``, cells of side ``a0``) at the cell of each of
+    the points ``pos`` (clamped to the grid): what ``field[j, i]`` gives with ``i, j`` the
+    points' cell indices, in one pass over the points (the renderers ask for two fields of
+    every particle each frame; indexing with numpy arrays took ~2.3 ms at 50k)."""
+    n = len(pos)
+    if field.ndim == 2:
+        out = np.empty(n, field.dtype)
+        _gather_scalar(pos, n, float(a0), field, out)
+    else:
+        out = np.empty((n, field.shape[2]), field.dtype)
+        _gather_vector(pos, n, float(a0), field, out)
     return out

@@ -542,23 +542,13 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         j = np.clip((pts[:, 1] / a0).astype(np.intp), 0, self.ny - 1)
         return j, i
 
-    def _particle_cells(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """Each live particle's pressure cell, computed once per step (renderers ask twice)."""
-        key = (self.steps, self.count)
-        if getattr(self, "_cells_key", None) != key:
-            self._cells = self.cell_of_points(self.positions)
-            self._cells_key = key
-        return self._cells
-
     def particle_density(self) -> NDArray[np.float64]:
         """Density ratio of each live particle's cell (1 = rest density)."""
-        j, i = self._particle_cells()
-        return self.cell_density[j, i]
+        return binning.gather_cells(self.positions, self.params.a0, self.cell_density)
 
     def particle_pressure_gradient(self) -> NDArray[np.float64]:
         """Pressure gradient (pointing towards increasing pressure) at each particle's cell."""
-        j, i = self._particle_cells()
-        return self.cell_grad[j, i]
+        return binning.gather_cells(self.positions, self.params.a0, self.cell_grad)
 
 
 def _solver_kind(solver: object) -> str:
