@@ -18,7 +18,7 @@ from arcade.shape_list import ShapeElementList, create_lines
 from . import shaders
 from ._checks import at_least, between, positive, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, set_uniforms
-from .protocols import FluidView
+from .protocols import FluidView, fluid_view
 
 __all__ = ["DebugOverlay", "GridField"]
 
@@ -33,7 +33,7 @@ class DebugOverlay:
     """Toggleable debug drawing on top of the fluid.
 
     Args:
-        fluid: The fluid to inspect.
+        fluid: The fluid to inspect (or a World: its fluid).
         enabled: Start visible.
         show_grid: Draw grid cells coloured by ``grid_field`` (plus grid lines).
         grid_field: ``"density"`` (ratio, 0..``density_max``) or ``"pressure"`` (0..frame max).
@@ -66,7 +66,7 @@ class DebugOverlay:
     ) -> None:
         if grid_field not in _FIELDS:
             raise ValueError(f"grid_field must be one of {_FIELDS}, got {grid_field!r}")
-        self.fluid = fluid
+        self.fluid = fluid_view(fluid)
         self.enabled = enabled
         self.show_grid = show_grid
         self.grid_field: str = grid_field

@@ -35,7 +35,7 @@ from ._gl import (
     set_uniforms,
     world_to_pixel_scale,
 )
-from .protocols import FluidView, particle_spacing
+from .protocols import FluidView, fluid_view, particle_spacing
 
 __all__ = ["DropletStyle", "LiquidStyle", "FluidRenderer", "RenderMode"]
 
@@ -195,7 +195,8 @@ class FluidRenderer:
     before the window exists.
 
     Args:
-        fluid: Any object with the ``FluidView`` attributes.
+        fluid: Any object with the ``FluidView`` attributes (``world.fluid``), or a ``World``
+            (its fluid is drawn).
         mode: ``"sprites"`` (droplets) or ``"liquid"`` (continuous body). Switch at run time
             by assigning ``renderer.mode``.
         spacing: Particle spacing at rest density (world units); ``None`` derives it from
@@ -204,8 +205,9 @@ class FluidRenderer:
         liquid: Look of the liquid mode.
 
     Raises:
-        TypeError / ValueError: naming the argument, for a spacing that is not a finite
-        number > 0 (given, or derived from ``fluid.params``) or a style of the wrong type.
+        TypeError / ValueError: naming the argument, for a ``fluid`` that is neither a fluid
+        nor a World, a spacing that is not a finite number > 0 (given, or derived from
+        ``fluid.params``) or a style of the wrong type.
 
     Example::
 
@@ -225,11 +227,11 @@ class FluidRenderer:
         droplets: DropletStyle | None = None,
         liquid: LiquidStyle | None = None,
     ) -> None:
-        self.fluid = fluid
+        self.fluid = fluid_view(fluid)
         self.droplets = _style("droplets", droplets, DropletStyle)
         self.liquid = _style("liquid", liquid, LiquidStyle)
-        self.spacing = (positive("spacing", spacing) if spacing is not None else
-                        positive("spacing (from fluid.params)", particle_spacing(fluid.params)))
+        self.spacing = (positive("spacing", spacing) if spacing is not None else positive(
+            "spacing (from fluid.params)", particle_spacing(self.fluid.params)))
         self._mode: str = ""
         self.mode = mode
         self.frame = _Frame()

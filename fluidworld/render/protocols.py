@@ -9,7 +9,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FluidParamsView", "FluidView", "particle_spacing"]
+__all__ = ["FluidParamsView", "FluidView", "fluid_view", "particle_spacing"]
 
 
 class FluidParamsView(Protocol):
@@ -99,3 +99,26 @@ def particle_spacing(params: Any) -> float:
     if gamma is not None and float(gamma) > 0.0:
         return float(np.sqrt(2.0 * a0 * a0 / (float(gamma) * np.sqrt(3.0))))
     return 0.5 * a0
+
+
+#: The :class:`FluidView` attributes that tell a fluid from anything else (what every renderer
+#: reads first).
+_VIEW_ATTRS = ("count", "positions", "velocities", "materials", "params")
+
+
+def fluid_view(obj: Any, name: str = "fluid") -> Any:
+    """``obj`` as a fluid to draw: an object with the :class:`FluidView` attributes as it is
+    (``world.fluid``, a ``FluidSystem``, a recorded snapshot), and a ``World`` (anything whose
+    ``fluid`` is one) as its fluid, so ``FluidRenderer(world)`` draws ``world.fluid``.
+
+    Raises:
+        TypeError: naming ``name``, for anything else (``None``, a pymunk Space, ...).
+    """
+    if all(hasattr(obj, a) for a in _VIEW_ATTRS):
+        return obj
+    inner = getattr(obj, "fluid", None)
+    if inner is not None and all(hasattr(inner, a) for a in _VIEW_ATTRS):
+        return inner
+    raise TypeError(f"{name} must be a fluid (world.fluid, a World, a FluidSystem, or an object "
+                    f"with the FluidView attributes {', '.join(_VIEW_ATTRS)}, ...), got "
+                    f"{type(obj).__name__}")

@@ -19,7 +19,7 @@ from .._args import _points
 from . import shaders
 from ._checks import at_least, between, finite, pair, positive, rgba, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, quad_buffer, set_uniforms
-from .protocols import FluidView
+from .protocols import FluidView, fluid_view
 
 __all__ = ["GridCollider", "SplashSystem", "solid_cells"]
 
@@ -113,11 +113,13 @@ class GridCollider:
         """Build a collider from the fluid's cell density and solid particles.
 
         Args:
-            fluid: The fluid (reads ``cell_density``, ``solid_positions``, ``params.a0``).
+            fluid: The fluid, or a World (reads ``cell_density``, ``solid_positions``,
+                ``params.a0``).
             water_threshold: Density ratio from which a cell counts as water.
             solid: An extra ``(ny, nx)`` solid mask (e.g. static level geometry).
             include_solid_particles: Also mark cells containing solid particles.
         """
+        fluid = fluid_view(fluid)
         a0 = float(fluid.params.a0)
         shape = tuple(fluid.grid_shape)
         mask = np.zeros(shape, dtype=bool)
@@ -263,7 +265,10 @@ class SplashSystem:
         return k
 
     def candidates(self, fluid: FluidView) -> npt.NDArray[np.intp]:
-        """Indices of fluid particles that are fast and in a thin (low density) region."""
+        """Indices of fluid particles that are fast and in a thin (low density) region
+        (``fluid``: a fluid or a World, as :func:`~fluidworld.render.protocols.fluid_view`
+        takes it)."""
+        fluid = fluid_view(fluid)
         n = int(fluid.count)
         if n == 0:
             return np.zeros(0, dtype=np.intp)
@@ -283,6 +288,7 @@ class SplashSystem:
         Returns:
             The number of splashes spawned.
         """
+        fluid = fluid_view(fluid)
         idx = self.candidates(fluid)
         if len(idx) == 0:
             return 0

@@ -181,3 +181,26 @@ def test_a_texture_file_that_is_no_image_is_a_value_error(tmp_path: Path) -> Non
     bad.write_text("not an image")
     with pytest.raises(ValueError, match="not an image"):
         BodySprites().add(pymunk.Body(1.0, 100.0), bad, 10.0, 10.0)
+
+
+def test_a_world_is_drawn_as_its_fluid_and_anything_else_is_refused_by_name() -> None:
+    """Issue 4 writes ``FluidRenderer(world)``: it raised ``AttributeError: 'World' object has
+    no attribute 'params'`` (and so did the splashes' and the overlay's); a World now gives its
+    fluid, and what is neither is a TypeError naming ``fluid``."""
+    from fluidworld import World
+
+    w = World(200, 120)
+    w.add_fluid_rect(0, 0, 100, 40)
+    w.step()
+    assert FluidRenderer(w).fluid is w.fluid
+    assert DebugOverlay(w).fluid is w.fluid
+    collider = GridCollider.from_fluid(w)
+    assert collider.blocked.shape == w.fluid.grid_shape
+    splashes = SplashSystem(seed=1)
+    w.fluid.velocities[:5] = (0.0, 900.0)  # fast: the thin ones among them may splash
+    assert np.array_equal(splashes.candidates(w), splashes.candidates(w.fluid))
+    for bad in (None, w.space, 3.0):
+        with pytest.raises(TypeError, match="fluid must be a fluid"):
+            FluidRenderer(bad)
+        with pytest.raises(TypeError, match="fluid must be a fluid"):
+            SplashSystem().spawn_from(bad)
