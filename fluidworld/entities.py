@@ -4,6 +4,7 @@ events a step reports, and what :meth:`World.check` counts."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +16,7 @@ from .fluid.advection import MAX_SPEED_CELLS
 from .fluid.params import _finite
 
 __all__ = ["BodyEnteredWaterEvent", "BodyLeftWaterEvent", "DrainEvent", "Entity", "BodyHandle",
-           "Drain", "Emitter", "WorldCheck", "MAX_EMITTER_RATE"]
+           "Drain", "Emitter", "EntityQuery", "WorldCheck", "MAX_EMITTER_RATE"]
 
 #: Most particles per second one emitter may add (2,000 a step at 50 Hz): beyond this a
 #: nozzle is no longer a jet, and a typo like ``rate=1e9`` would stall the step.
@@ -240,6 +241,45 @@ class Emitter(Entity):
             raise ValueError(f"material {value!r} is unknown; have {list(names)} (ids 0-"
                              f"{len(names) - 1})")
         super().__setattr__(name, value)
+
+
+# ---------------------------------------------------------------------------- queries
+class EntityQuery:
+    """What :attr:`World.entities <fluidworld.World.entities>` gives: an iterator over the live
+    entities (``for e in world.entities``, ``next(world.entities)``, one pass as a generator),
+    and callable as a component query: ``world.entities(with_=Buoyant)`` (a key or a tuple of
+    keys, each in the entity's :attr:`~Entity.data`; ``of=BodyHandle`` for bodies only), the
+    same as ``world.entities_with(Buoyant)``.
+
+    Args:
+        live: The live entities, in id order.
+    """
+
+    def __init__(self, live: Iterable[Entity]) -> None:
+        self._live = list(live)
+        self._it = iter(self._live)
+
+    def __iter__(self) -> Iterator[Entity]:
+        return self
+
+    def __next__(self) -> Entity:
+        return next(self._it)
+
+    def __len__(self) -> int:
+        """How many entities are live."""
+        return len(self._live)
+
+    def __call__(self, *keys: Any, with_: Any = (), of: type = Entity) -> Iterator[Any]:
+        """The live entities of type ``of`` whose ``data`` holds every key of ``keys`` and
+        ``with_`` (one key, or a tuple or list of keys).
+
+        Raises:
+            TypeError: ``of`` is not a class.
+        """
+        if not isinstance(of, type):
+            raise TypeError(f"of must be a class (Entity, BodyHandle, ...), got {of!r}")
+        wanted = keys + (tuple(with_) if isinstance(with_, tuple | list) else (with_,))
+        return (e for e in self._live if isinstance(e, of) and all(k in e.data for k in wanted))
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -167,7 +167,10 @@ class Current(_Checked):
     Args:
         region: ``(x0, y0, x1, y1)``.
         velocity: The stream's velocity (units/s).
-        rate: How strongly it drags the fluid along (1/s).
+        rate: How strongly it drags the fluid along (1/s). The water it draws also drags the
+            water beside it, so a weak rate leaves the stream slower than ``velocity``: a
+            boat on a surface current of 40 over a closed tank 1,200 wide (the top 30 of 70
+            units of water) drifts at 0.71 / 0.87 / 0.92 / 0.96 of it at rates 4 / 12 / 20 / 40.
         material: Only this material (name or id); ``None``: all. A name is looked up in
             the world's table at each call (an unknown one raises then).
         name: The name :meth:`World.add_system` gives it by default.
@@ -182,7 +185,7 @@ class Current(_Checked):
 
     region: Any
     velocity: Any
-    rate: float = 4.0
+    rate: float = 20.0
     material: int | str | None = None
     name: str = "current"
 
@@ -237,7 +240,9 @@ class Vortex(_Checked):
         center: ``(x, y)``.
         radius: Units.
         speed: Rim speed (units/s).
-        rate: How strongly the fluid is drawn into the rotation (1/s).
+        rate: How strongly the fluid is drawn into the rotation (1/s): at rate 4 the water
+            near the rim of a vortex of radius 60 in a deep pool turned at 0.63 of the set
+            speed after 3 s, at 20 at 0.89.
         inward: Pull towards the centre (units/s²).
         name: The name :meth:`World.add_system` gives it by default.
 
@@ -252,7 +257,7 @@ class Vortex(_Checked):
     center: Any
     radius: float
     speed: float
-    rate: float = 4.0
+    rate: float = 20.0
     inward: float = 0.0
     name: str = "vortex"
 

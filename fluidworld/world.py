@@ -58,6 +58,7 @@ from .entities import (
     DrainEvent,
     Emitter,
     Entity,
+    EntityQuery,
     WorldCheck,
 )
 from .fluid import FluidParams, FluidSystem, Material
@@ -304,16 +305,17 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         return True
 
     @property
-    def entities(self) -> Iterator[Entity]:
-        """All live entities."""
-        return (e for e in self._slots if e is not None and not getattr(e, "_dead", False))
+    def entities(self) -> EntityQuery:
+        """All live entities, in id order: iterate them, or call it as a component query,
+        ``world.entities(with_=Score)`` (:class:`~fluidworld.entities.EntityQuery`)."""
+        return EntityQuery(e for e in self._slots
+                           if e is not None and not getattr(e, "_dead", False))
 
     def entities_with(self, *keys: Any, of: type[E] = Entity) -> Iterator[E]:  # type: ignore[assignment]
         """Live entities whose :attr:`~fluidworld.entities.Entity.data` holds every key (a
         component query: ``for e in world.entities_with(Score): ...``), of type ``of`` (e.g.
         ``of=BodyHandle`` for bodies only, typed as such)."""
-        return (e for e in self.entities
-                if isinstance(e, of) and all(k in e.data for k in keys))
+        return self.entities(*keys, of=of)
 
     def remove(self, entity: Entity | int) -> None:
         """Remove an entity (by handle or id). Its id goes stale at once; the bodies and shapes

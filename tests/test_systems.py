@@ -8,6 +8,7 @@ import pytest
 
 from fluidworld import World
 from fluidworld.systems import Current, ForceField, Vortex
+from fluidworld.world import BodyHandle
 
 
 def pool(width: float = 400.0, height: float = 240.0, depth: float = 90.0) -> World:
@@ -91,8 +92,8 @@ def test_a_current_carries_a_floating_boat_downstream_at_its_speed() -> None:
     world = World(1600.0, 240.0)
     world.add_fluid_rect(0, 0, 1600, 100)
     boat = world.add_box((200, 110), (80, 20), density=0.5)
-    world.add_system(Current((0, 60, 1600, 240), velocity=(60, 0), rate=20.0),
-                     after="external_forces")
+    # the default rate (it was 4, and a boat on a current of 40 drifted at 0.71 of it)
+    world.add_system(Current((0, 60, 1600, 240), velocity=(60, 0)), after="external_forces")
     for _ in range(60):  # 1 s to get going
         world.step()
     x0 = boat.position[0]
@@ -174,6 +175,28 @@ def test_entities_carry_components_that_queries_find_and_saves_keep() -> None:
     assert sorted(got.values()) == [5, 10]
     world.remove(ball)
     assert [e.id for e in world.entities_with(Score)] == [crate.id]
+
+
+def test_world_entities_is_a_query_as_the_issue_writes_it() -> None:
+    """Issue 18 writes ``world.entities(with_=Buoyant)``: ``entities`` was a generator, and
+    calling it raised "'generator' object is not callable". It iterates as before and is
+    called as a component query."""
+    world = pool()
+    crate = world.add_box((100, 110), (30, 30), density=0.5)
+    ball = world.add_ball((300, 120), 10, density=0.5)
+    drain = world.add_drain((0, 0, 20, 20))
+    crate.data[Score] = Score(1)
+    ball.data[Score] = Score(2)
+    ball.data["tag"] = 1
+    drain.data[Score] = Score(3)
+    assert [e.id for e in world.entities] == [crate.id, ball.id, drain.id]
+    assert len(world.entities) == 3 and next(world.entities) is crate
+    assert [e.id for e in world.entities(with_=Score)] == [crate.id, ball.id, drain.id]
+    assert [e.id for e in world.entities(with_=(Score, "tag"))] == [ball.id]
+    assert [e.id for e in world.entities(Score, of=BodyHandle)] == [crate.id, ball.id]
+    assert list(world.entities(with_="nothing")) == []
+    with pytest.raises(TypeError, match="of must be a class"):
+        world.entities(of="BodyHandle")
 
 
 def test_a_system_that_scores_by_submerged_area() -> None:
