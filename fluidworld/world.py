@@ -162,6 +162,10 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
             water: those already in it when the world is made, and those added later (picked
             up at the start of the next step). Dynamic and kinematic bodies are coupled only
             when you :meth:`attach` them (or make them with ``add_box`` and friends).
+        seed: The fluid's random seed (:attr:`FluidParams.seed
+            <fluidworld.fluid.FluidParams.seed>`, in place of the one of ``params``): the same
+            seed and the same calls give the same run bit for bit. Default: that of
+            ``params`` (0).
 
     Example:
         >>> from fluidworld import World
@@ -185,6 +189,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         bounds: bool | None = None,
         solver: str | Solver = "srd",
         attach_static: bool = True,
+        seed: int | None = None,
     ) -> None:
         width = _positive("width", width)
         height = _positive("height", height)
@@ -198,6 +203,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self._own_space = own_space
         self._warned_gravity = False  # told once that bodies get no buoyancy (gravity not -y)
         params = _params_for(width, height, params, space)
+        if seed is not None:
+            params = dataclasses.replace(params, seed=seed)  # (FluidParams checks it)
         if space is None:
             space = pymunk.Space()
             space.gravity = params.gravity

@@ -144,15 +144,19 @@ class SystemHelpers:
         self._systems.append(entry)
         return entry
 
-    def remove_system(self, system: System | str) -> None:
-        """Remove a system (by what :meth:`add_system` returned, or by name).
+    def remove_system(self, system: Any) -> None:
+        """Remove a system: by what :meth:`add_system` returned, by name, or by the function
+        or object that was given to :meth:`add_system` (the first so registered).
 
         Raises:
             KeyError: No such system. ValueError: a built-in system (pause it with
             ``enabled = False`` instead).
         """
+        # what add_system called: the object's update, or the function itself
+        given = () if isinstance(system, str | System) else tuple(
+            c for c in (getattr(system, "update", None), system) if callable(c))
         for s in self._all_systems:
-            if s is system or s.name == system:
+            if s is system or s.name == system or any(s.fn == c for c in given):
                 if s.builtin:
                     raise ValueError(f"{s.name!r} is built in and cannot be removed; set "
                                      f"world.system({s.name!r}).enabled = False to pause it")

@@ -66,6 +66,26 @@ def test_removing_a_system_gives_back_the_step_bit_for_bit() -> None:
         busy.remove_system("watch")
 
 
+def test_a_system_is_removed_by_the_function_or_object_that_was_added() -> None:
+    """``remove_system(fn)`` with the function given to ``add_system`` raised KeyError (only
+    the returned ``System`` and the name were looked up)."""
+    world = pool()
+    current = Current((0, 0, 400, 90), velocity=(50, 0))
+
+    def wind(w: World, h: float) -> None:
+        pass
+
+    world.add_system(wind, after="advect")
+    world.add_system(current, after="external_forces")
+    world.remove_system(wind)
+    world.remove_system(current)
+    assert "wind" not in world.stages and "current" not in world.stages
+    with pytest.raises(KeyError, match="no system"):
+        world.remove_system(wind)
+    with pytest.raises(KeyError, match="no system"):
+        world.remove_system(Current((0, 0, 400, 90), velocity=(50, 0)))  # another object
+
+
 def test_add_system_refuses_bad_placement() -> None:
     world = pool()
     with pytest.raises(ValueError, match="stages"):
