@@ -269,15 +269,17 @@ class EntityQuery:
         """How many entities are live."""
         return len(self._live)
 
-    def __call__(self, *keys: Any, with_: Any = (), of: type = Entity) -> Iterator[Any]:
+    def __call__(self, *keys: Any, with_: Any = None, of: type = Entity) -> Iterator[Any]:
         """The live entities of type ``of`` whose ``data`` holds every key of ``keys`` and
-        ``with_`` (one key, or a tuple or list of keys).
+        ``with_`` (one key, or a tuple or list of keys; ``None``: none).
 
         Raises:
             TypeError: ``of`` is not a class.
         """
         if not isinstance(of, type):
             raise TypeError(f"of must be a class (Entity, BodyHandle, ...), got {of!r}")
+        if with_ is None:
+            with_ = ()
         wanted = keys + (tuple(with_) if isinstance(with_, tuple | list) else (with_,))
         return (e for e in self._live if isinstance(e, of) and all(k in e.data for k in wanted))
 

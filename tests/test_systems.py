@@ -215,6 +215,7 @@ def test_world_entities_is_a_query_as_the_issue_writes_it() -> None:
     assert [e.id for e in world.entities(with_=(Score, "tag"))] == [ball.id]
     assert [e.id for e in world.entities(Score, of=BodyHandle)] == [crate.id, ball.id]
     assert list(world.entities(with_="nothing")) == []
+    assert len(list(world.entities(with_=None))) == 3 == len(list(world.entities()))
     with pytest.raises(TypeError, match="of must be a class"):
         world.entities(of="BodyHandle")
 
