@@ -285,21 +285,29 @@ def near_points(points, pos, n, radius):
     return out
 
 
+@njit(cache=True, inline="always")
+def _clamped(x, m):
+    """``int(x)`` clamped to ``[0, m - 1]``; 0 for NaN (numpy's cast and clip give the same)."""
+    if not x >= 0.0:  # negative, or NaN
+        return 0
+    if x >= m - 1:
+        return m - 1
+    return int(x)
+
+
 @njit(cache=True)
 def _gather_scalar(pos, n, a0, field, out):
     ny, nx = field.shape
     for k in range(n):
-        i = min(max(int(pos[k, 0] / a0), 0), nx - 1)
-        j = min(max(int(pos[k, 1] / a0), 0), ny - 1)
-        out[k] = field[j, i]
+        out[k] = field[_clamped(pos[k, 1] / a0, ny), _clamped(pos[k, 0] / a0, nx)]
 
 
 @njit(cache=True)
 def _gather_vector(pos, n, a0, field, out):
     ny, nx = field.shape[0], field.shape[1]
     for k in range(n):
-        i = min(max(int(pos[k, 0] / a0), 0), nx - 1)
-        j = min(max(int(pos[k, 1] / a0), 0), ny - 1)
+        i = _clamped(pos[k, 0] / a0, nx)
+        j = _clamped(pos[k, 1] / a0, ny)
         for c in range(field.shape[2]):
             out[k, c] = field[j, i, c]
 
