@@ -3,8 +3,8 @@ TypeError that names the argument."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,9 +12,25 @@ import pymunk
 import pymunk.autogeometry
 from numpy.typing import NDArray
 
-from .fluid.params import _finite
+from .fluid.params import _finite, _rgba
 
-__all__ = ["_rgba", "_vec", "_points", "_convex_vertices", "_convex_parts", "_in_polygon"]
+__all__ = ["_rgba", "_vec", "_points", "_convex_vertices", "_convex_parts", "_in_polygon",
+           "takes_args"]
+
+
+def takes_args(fn: Callable[..., Any], n: int) -> bool:
+    """Whether ``fn`` can be called with ``n`` positional arguments (True where Python cannot
+    tell: a builtin without a signature). A callback with the wrong signature is refused when
+    it is given, not when it first runs."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True
+    try:
+        sig.bind(*range(n))
+    except TypeError:
+        return False
+    return True
 
 
 def _vec(name: str, v: Any) -> tuple[float, float]:
@@ -23,24 +39,6 @@ def _vec(name: str, v: Any) -> tuple[float, float]:
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a pair (x, y), got {v!r}") from None
     return (_finite(f"{name}[0]", x), _finite(f"{name}[1]", y))
-
-
-def _rgba(name: str, value: Any) -> tuple[int, int, int, int]:
-    """``value`` as an RGBA colour: 3 or 4 whole numbers in 0..255 (alpha 255 when left out)."""
-    iterable = isinstance(value, Iterable) and not isinstance(value, str | bytes)
-    items = tuple(value) if iterable else ()
-    if len(items) not in (3, 4):
-        raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
-    channels = []
-    for c in items:
-        if (isinstance(c, bool) or not isinstance(c, int | float | np.integer)
-                or not math.isfinite(c) or int(c) != c):
-            raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
-        channels.append(int(c))
-    if min(channels) < 0 or max(channels) > 255:
-        raise ValueError(f"{name} must have channels in 0..255, got {value!r}")
-    r, g, b, *alpha = channels
-    return r, g, b, alpha[0] if alpha else 255
 
 
 def _points(name: str, v: Any, min_len: int) -> NDArray[np.float64]:

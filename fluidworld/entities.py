@@ -13,7 +13,7 @@ import pymunk
 
 from ._args import _vec
 from .fluid.advection import MAX_SPEED_CELLS
-from .fluid.params import _finite
+from .fluid.params import _finite, _flag
 
 __all__ = ["BodyEnteredWaterEvent", "BodyLeftWaterEvent", "DrainEvent", "Entity", "BodyHandle",
            "Drain", "Emitter", "EntityQuery", "WorldCheck", "MAX_EMITTER_RATE"]
@@ -183,7 +183,7 @@ def _material(name: str, v: Any) -> int | str:
 
 
 _EMITTER_CHECKS = {"position": _vec, "direction": _direction, "speed": _at_least_0,
-                   "rate": _rate, "width": _at_least_0, "material": _material}
+                   "rate": _rate, "width": _at_least_0, "material": _material, "enabled": _flag}
 
 
 @dataclass(eq=False)

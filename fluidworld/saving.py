@@ -78,18 +78,34 @@ def write_file(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` through a temporary file, so a crash mid-write keeps the old save.
 
     Raises:
+        TypeError: ``path`` is not a str or path.
         IsADirectoryError: ``path`` is a folder (name a file in it).
+        FileNotFoundError: ``path``'s folder does not exist.
     """
+    _check_path(path)
     if os.path.isdir(path):
         raise IsADirectoryError(f"{os.fspath(path)!r} is a folder: give the save a file name in "
                                 "it, e.g. 'game.fwsave'")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save to {os.fspath(path)!r}: the folder {folder!r} "
+                                "does not exist")
     tmp = f"{os.fspath(path)}.tmp"
     with open(tmp, "wb") as fh:
         fh.write(data)
     os.replace(tmp, path)
 
 
+def _check_path(path: object) -> None:
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or os.PathLike, got {path!r}")
+
+
 def read_file(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a save file (``FileNotFoundError`` if there is none)."""
+    """The bytes of a save file (``FileNotFoundError`` if there is none, ``IsADirectoryError``
+    naming the folder if ``path`` is one)."""
+    _check_path(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{os.fspath(path)!r} is a folder, not a save file")
     with open(path, "rb") as fh:
         return fh.read()

@@ -62,7 +62,7 @@ from .entities import (
     WorldCheck,
 )
 from .fluid import FluidParams, FluidSystem, Material
-from .fluid.params import _positive
+from .fluid.params import _flag, _positive
 from .fluid.solver import Solver
 from .fluid.solvers import make_solver
 from .world_bodies import REACH, BodyHelpers
@@ -196,6 +196,11 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         own_space = space is None
         if space is not None and not isinstance(space, pymunk.Space):
             raise TypeError(f"space must be a pymunk.Space, got {type(space).__name__}")
+        if coupling is not None and not isinstance(coupling, CouplingParams):
+            raise TypeError(f"coupling must be a CouplingParams, got {type(coupling).__name__}")
+        if bounds is not None:
+            _flag("bounds", bounds)
+        _flag("attach_static", attach_static)
         #: Whether each step copies the Space's gravity into the fluid's parameters: a World
         #: that made its Space (there a change of the fluid's gravity goes to the Space too), or
         #: one on your Space made without ``params``.

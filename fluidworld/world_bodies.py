@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ import pymunk
 from numpy.typing import ArrayLike
 
 from ._args import _convex_parts, _points, _vec
-from .coupling.sampling import geometry_of, local_bounds, shape_area
+from .coupling.sampling import contains, geometry_of, local_bounds, shape_area
 from .entities import BodyHandle, Entity
 from .fluid.params import _finite, _positive
 
@@ -56,6 +57,7 @@ class BodyHelpers:
     fluid: FluidSystem
     space: pymunk.Space
     coupler: Coupler
+    bounds: tuple[pymunk.Shape, ...]
     _body_refs: dict[pymunk.Body, int]
     _slots: list[Entity | None]
 
@@ -91,6 +93,25 @@ class BodyHelpers:
                 raise ValueError(
                     f"the shape reaches {ext}, more than {far:g} beyond the domain "
                     f"(check its position, size, radius, a/b or vertices)")
+            if s.body is not None and s.body.body_type == pymunk.Body.STATIC:
+                self._check_room(s)
+
+    def _check_room(self, shape: pymunk.Shape) -> None:
+        """Refuse a static shape that covers the whole domain: the fluid has nowhere to be
+        (all of it was pushed into a corner, and each step took ~20 s)."""
+        p = self.fluid.params
+        e = 0.25 * self.fluid.r_l
+        corners = np.array([(e, e), (p.width - e, e), (p.width - e, p.height - e),
+                            (e, p.height - e)])
+        b = shape.body
+        c, sn = math.cos(b.angle), math.sin(b.angle)
+        d = corners - (b.position.x, b.position.y)
+        local = np.column_stack([c * d[:, 0] + sn * d[:, 1], -sn * d[:, 0] + c * d[:, 1]])
+        if contains(geometry_of(shape), local).all():
+            raise ValueError(
+                f"the static shape covers the whole domain (0, 0)-({p.width:g}, {p.height:g}): "
+                "it leaves the fluid no room (check its position, size, radius, a/b or "
+                "vertices)")
 
     def _handle(self, body: pymunk.Body, shapes: Sequence[pymunk.Shape], kind: str,
                 sprite: str | None, owns_body: bool,
@@ -184,7 +205,19 @@ class BodyHelpers:
         for s in shapes:
             self._surface(s, friction, elasticity)
         _check_sprite(sprite)
+        self._warn_outside(pos)
         return self._handle(body, shapes, kind or _sprite_kind(sprite), sprite, True)
+
+    def _warn_outside(self, pos: tuple[float, float]) -> None:
+        """Warn that a body put outside the domain's walls (``bounds``) will be inside them
+        after its first step: the walls' contact moves it in (a body dropped from above the
+        screen appears at the top instead)."""
+        p = self.fluid.params
+        if self.bounds and not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
+            warnings.warn(
+                f"position {pos} is outside the world's walls (0, 0)-({p.width:g}, "
+                f"{p.height:g}); the walls will move the body inside at the first step "
+                "(World(..., bounds=False) has none)", RuntimeWarning, stacklevel=4)
 
     def add_box(
         self, position: tuple[float, float], size: tuple[float, float], density: float = 0.5,

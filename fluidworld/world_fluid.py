@@ -11,7 +11,7 @@ import numpy as np
 import pymunk
 from numpy.typing import ArrayLike, NDArray
 
-from ._args import _in_polygon, _points, _vec
+from ._args import _convex_vertices, _in_polygon, _points, _vec
 from .coupling.sampling import ShapeGeometry, contains, geometry_of
 from .entities import MAX_EMITTER_RATE as MAX_EMITTER_RATE
 from .entities import (
@@ -133,7 +133,7 @@ class FluidHelpers:
         s = _positive("spacing", spacing)
         least = MIN_FILL_SPACING * self.fluid.r_l
         if s < least:
-            raise ValueError(f"spacing must be at least {least:.3g} ({MIN_FILL_SPACING:g} "
+            raise ValueError(f"spacing must be at least {least:.6g} ({MIN_FILL_SPACING:g} "
                              f"particle spacings; a denser fill packs over "
                              f"{1 / MIN_FILL_SPACING ** 2:g}x the fluid's rest density), got "
                              f"{spacing!r}")
@@ -155,6 +155,9 @@ class FluidHelpers:
         cx0, cy0 = max(x0, 0.0), max(y0, 0.0)
         cx1, cy1 = min(x1, p.width), min(y1, p.height)
         if cx1 <= cx0 or cy1 <= cy0:
+            warnings.warn(f"the fill ({x0:g}, {y0:g})-({x1:g}, {y1:g}) lies outside the domain "
+                          f"(0, 0)-({p.width:g}, {p.height:g}): no particles added",
+                          RuntimeWarning, stacklevel=3)
             return np.zeros((0, 2))
         x0 += s * math.floor((cx0 - x0) / s)
         y0 += 2.0 * dy * math.floor((cy0 - y0) / (2.0 * dy))
@@ -221,6 +224,7 @@ class FluidHelpers:
         """Fill a simple polygon (any winding, convex or not) with fluid (skipping points as
         :meth:`add_fluid_rect` does); returns how many particles were added."""
         v = _points("vertices", vertices, 3)
+        _convex_vertices("vertices", v)  # refuses collinear or identical points, by name
         s = self._fill_spacing(spacing)
         (x0, y0), (x1, y1) = v.min(axis=0), v.max(axis=0)
         pts = self._lattice(x0, y0, x1, y1, s)
@@ -242,6 +246,10 @@ class FluidHelpers:
             raise TypeError(f"rect must be (x0, y0, x1, y1), got {rect!r}") from None
         if x1 <= x0 or y1 <= y0:
             raise ValueError(f"rect must have x1 > x0 and y1 > y0, got {rect!r}")
+        p = self.fluid.params
+        if x1 <= 0.0 or y1 <= 0.0 or x0 >= p.width or y0 >= p.height:
+            raise ValueError(f"rect {rect!r} lies outside the domain (0, 0)-({p.width:g}, "
+                             f"{p.height:g}): it could never drain anything")
         d = Drain(rect=(x0, y0, x1, y1))
         self._drains.append(d)
         return self._register(d)  # type: ignore[return-value]
@@ -354,6 +362,11 @@ class FluidHelpers:
         f = self.fluid
         room = f.params.max_particles - f.count
         if k > room:
+            if e.dropped == 0:
+                warnings.warn(
+                    f"emitter {e.id}: the fluid is full (max_particles "
+                    f"{f.params.max_particles}); particles not emitted are counted in "
+                    "Emitter.dropped", RuntimeWarning, stacklevel=2)
             e.dropped += k - max(room, 0)
             k = max(room, 0)
             if k == 0:

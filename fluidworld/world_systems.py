@@ -27,6 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._args import takes_args
+from .fluid.params import _flag
+
 __all__ = ["System", "SystemHelpers"]
 
 
@@ -54,12 +57,14 @@ class System:
 
 def _callable_of(system: Any) -> Callable[[Any, float], Any]:
     update = getattr(system, "update", None)
-    if callable(update):
-        return update
-    if callable(system):
-        return system
-    raise TypeError(f"system must be a function fn(world, h) or have update(world, h), "
-                    f"got {type(system).__name__}")
+    fn = update if callable(update) else system if callable(system) else None
+    if fn is None:
+        raise TypeError(f"system must be a function fn(world, h) or have update(world, h), "
+                        f"got {type(system).__name__}")
+    if not takes_args(fn, 2):
+        raise TypeError(f"system must take two arguments, (world, h): "
+                        f"{getattr(fn, '__qualname__', fn)!r} does not")
+    return fn
 
 
 class SystemHelpers:
@@ -119,6 +124,7 @@ class SystemHelpers:
             and ``before``, or a name already used.
         """
         fn = _callable_of(system)
+        _flag("every_substep", every_substep)
         if after is not None and before is not None:
             raise ValueError("give after= or before=, not both")
         where, anchor = ("before", before) if before is not None else ("after", after or "exchange")

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -30,15 +31,53 @@ MAX_PARTICLES_LIMIT = 20_000_000
 MAX_VISCOSITY = 1e7
 
 
+def _scalar(value: object) -> object:
+    """A zero-dimensional numpy array (what ``np.array(x)`` and some reductions give) as its
+    numpy scalar; anything else as it is."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
 def _finite(name: str, value: object) -> float:
     """``value`` as a finite float; TypeError for non-numbers (bools too), ValueError for NaN/inf.
-    Shared by every validator in the package."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+    Numpy scalars and zero-dimensional arrays count as numbers. Shared by every validator in the
+    package."""
+    value = _scalar(value)
+    if isinstance(value, bool | np.bool_) or not isinstance(
+            value, int | float | np.integer | np.floating):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     v = float(value)
     if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return v
+
+
+def _flag(name: str, value: object) -> bool:
+    """``value`` as a bool; a TypeError for anything but ``True`` / ``False`` (or numpy's),
+    so that ``"no"`` is not taken as true."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _rgba(name: str, value: Any) -> tuple[int, int, int, int]:
+    """``value`` as an RGBA colour: 3 or 4 whole numbers in 0..255 (alpha 255 when left out)."""
+    iterable = isinstance(value, Iterable) and not isinstance(value, str | bytes)
+    items = tuple(_scalar(c) for c in value) if iterable else ()
+    if len(items) not in (3, 4):
+        raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
+    channels = []
+    for c in items:
+        if (isinstance(c, bool | np.bool_)
+                or not isinstance(c, int | float | np.integer | np.floating)
+                or not math.isfinite(c) or int(c) != c):
+            raise TypeError(f"{name} must be an RGB or RGBA tuple of 0..255, got {value!r}")
+        channels.append(int(c))
+    if min(channels) < 0 or max(channels) > 255:
+        raise ValueError(f"{name} must have channels in 0..255, got {value!r}")
+    r, g, b, *alpha = channels
+    return r, g, b, alpha[0] if alpha else 255
 
 
 def _positive(name: str, value: object) -> float:
@@ -49,7 +88,8 @@ def _positive(name: str, value: object) -> float:
 
 
 def _int_in(name: str, value: int, lo: int, hi: int) -> int:
-    if (isinstance(value, bool) or not isinstance(value, int | float | np.integer)
+    value = _scalar(value)  # type: ignore[assignment]
+    if (isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer)
             or not math.isfinite(value) or int(value) != value):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     v = int(value)
@@ -138,12 +178,7 @@ class Material:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise TypeError(f"Material.name must be a non-empty string, got {self.name!r}")
-        if not isinstance(self.color, tuple | list) or len(self.color) not in (3, 4) or not all(
-            isinstance(c, int) and 0 <= c <= 255 for c in self.color
-        ):
-            raise ValueError(f"Material.color must be 3 or 4 ints in [0, 255], got {self.color!r}")
-        if len(self.color) == 3:
-            object.__setattr__(self, "color", (*self.color, 255))
+        object.__setattr__(self, "color", _rgba("Material.color", self.color))
         _positive("Material.density", self.density)
         a = _finite("Material.srd_alpha", self.srd_alpha)
         if not 0.0 <= a <= math.pi:
@@ -203,10 +238,12 @@ def default_materials() -> tuple[Material, ...]:
 def _cell_size(width: object, nominal: float) -> float:
     """The cell size nearest ``nominal`` that divides ``width`` into whole cells (``nominal``
     where ``width`` is not a finite number or holds fewer than two: validation says why)."""
-    if not isinstance(width, (int, float)) or isinstance(width, bool) or not math.isfinite(width):
+    width = _scalar(width)
+    if (not isinstance(width, int | float | np.integer | np.floating)
+            or isinstance(width, bool | np.bool_) or not math.isfinite(width)):
         return nominal
-    cells = round(width / nominal)
-    return width / cells if cells >= 2 else nominal
+    cells = round(float(width) / nominal)
+    return float(width) / cells if cells >= 2 else nominal
 
 
 @dataclass(frozen=True)

@@ -314,6 +314,9 @@ class LevelSession:
             set by an error in the world's step that stopping the level's systems cannot
             cure (:meth:`_step_error`).
         reloads: How many successful (re)builds happened.
+
+    Raises:
+        TypeError: ``spec`` is none of those (a caller's mistake, not the level's).
     """
 
     def __init__(
@@ -323,6 +326,10 @@ class LevelSession:
         world_factory: WorldFactory | None = None,
         load: bool = True,
     ) -> None:
+        if not (isinstance(spec, str | os.PathLike)
+                or (isinstance(spec, type) and issubclass(spec, Level))):
+            raise TypeError(f"spec must be a level name, a module name, a path to a .py file "
+                            f"or a Level subclass, got {spec!r}")
         self.spec = spec
         self.world_factory = world_factory or default_world_factory
         self.source: LevelSource | None = None

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pymunk
 
+from .._args import takes_args
 from ..fluid.params import _finite
 
 __all__ = [
@@ -153,9 +154,12 @@ def whole_number(name: str, value: Any, minimum: int) -> int:
 
 
 def check_callable(name: str, value: Any) -> Any:
-    """``value`` if it is callable, else a TypeError naming ``name`` (a timer, trigger, goal or
-    key checks its action when it is made, not when it would fire)."""
+    """``value`` if it can be called as ``value(world)``, else a TypeError naming ``name`` (a
+    timer, trigger, goal or key checks its action when it is made, not when it would fire)."""
     if callable(value):
+        if not takes_args(value, 1):
+            raise TypeError(f"{name} must take one argument, the world: "
+                            f"{getattr(value, '__qualname__', value)!r} does not")
         return value
     hint = " (pass the function itself, not the result of calling it)" if value is None else ""
     raise TypeError(f"{name} must be callable, got {value!r}{hint}")
@@ -460,7 +464,7 @@ class Goal:
         """Evaluate after a step of ``dt``; returns True on the step the goal is reached."""
         if self.reached:
             return False
-        self.progress = float(min(max(float(self.check(world)), 0.0), 1.0))
+        self.progress = _progress(self.check(world), self.check)
         self._held = self._held + dt if self.progress >= 1.0 else 0.0
         if self.progress < 1.0 or self._held + _EPS < self.hold:
             return False
@@ -469,6 +473,18 @@ class Goal:
         if self.on_reached is not None:
             self.on_reached(world)
         return True
+
+
+def _progress(value: Any, check: Any) -> float:
+    """A goal check's result as progress in [0, 1]; a TypeError naming the check for anything
+    but a number or a bool, a ValueError for NaN."""
+    if not isinstance(value, bool | int | float | np.integer | np.floating | np.bool_):
+        raise TypeError(f"a goal's check must return a number in [0, 1] or a bool; "
+                        f"{getattr(check, '__qualname__', check)!r} returned {value!r}")
+    v = float(value)
+    if math.isnan(v):
+        raise ValueError(f"a goal's check returned NaN ({getattr(check, '__qualname__', check)!r})")
+    return min(max(v, 0.0), 1.0)
 
 
 class FillGoal(Goal):

@@ -44,13 +44,14 @@ def between(name: str, value: Any, lo: float, hi: float, *, open_lo: bool = Fals
     return v
 
 
-def whole(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an int >= ``minimum`` (a float with no fraction is accepted)."""
+def whole(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an int in ``[minimum, maximum]`` (a float with no fraction is accepted)."""
     if (isinstance(value, bool) or not isinstance(value, int | float | np.integer)
             or not math.isfinite(value) or int(value) != value):
         raise TypeError(f"{name} must be a whole number, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        shown = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum:,}]"
+        raise ValueError(f"{name} must be {shown}, got {value!r}")
     return int(value)
 
 

@@ -21,7 +21,10 @@ from ._checks import at_least, between, finite, pair, positive, rgba, whole
 from ._gl import InstanceBuffer, blending, current_ctx, instanced_quads, quad_buffer, set_uniforms
 from .protocols import FluidView, fluid_view
 
-__all__ = ["GridCollider", "SplashSystem", "solid_cells"]
+__all__ = ["MAX_SPLASHES", "GridCollider", "SplashSystem", "solid_cells"]
+
+#: The most live splashes a :class:`SplashSystem` holds (``capacity``): 1e12 asked for 14.6 TiB.
+MAX_SPLASHES = 10_000_000
 
 Points = npt.NDArray[np.float64]
 Collider = Callable[[Points], npt.NDArray[np.bool_]]
@@ -174,7 +177,8 @@ class SplashSystem:
     """A capped pool of ballistic, visual-only splash particles drawn as short streaks.
 
     Args:
-        capacity: Maximum number of live splashes; spawning stops at the cap.
+        capacity: Maximum number of live splashes; spawning stops at the cap (at most
+            :data:`MAX_SPLASHES`).
         speed_min: Fluid particles faster than this (world units/s) may spawn a splash.
         density_max: ... and only if their density ratio is below this (they left the bulk).
         spawn_chance: Probability that an eligible particle spawns a splash per ``spawn_from``.
@@ -208,7 +212,7 @@ class SplashSystem:
         probe: float = 2.0,
         seed: int | None = 0,
     ) -> None:
-        self.capacity = whole("capacity", capacity, 0)
+        self.capacity = whole("capacity", capacity, 0, MAX_SPLASHES)
         self.speed_min = at_least("speed_min", speed_min, 0.0)
         self.density_max = finite("density_max", density_max)
         self.spawn_chance = between("spawn_chance", spawn_chance, 0.0, 1.0)
@@ -218,6 +222,8 @@ class SplashSystem:
         self.streak_time = at_least("streak_time", streak_time, 0.0)
         self.width = positive("width", width)
         self.probe = positive("probe", probe)
+        if seed is not None:
+            whole("seed", seed, 0)
         self.rng = np.random.default_rng(seed)
         self.positions = np.zeros((self.capacity, 2))
         self.velocities = np.zeros((self.capacity, 2))
