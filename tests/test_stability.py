@@ -39,6 +39,13 @@ def test_a_shallow_pool_at_rest_stays_at_rest() -> None:
     assert S.rest_speed(50.0) < 0.01
 
 
+@pytest.mark.parametrize(("width", "depth"), [(300.0, 30.0), (200.0, 30.0), (100.0, 50.0)])
+def test_shallow_and_narrow_pools_rest(width: float, depth: float) -> None:
+    """Water's sub-cell damping 0.3 (``params.WATER_DAMPING``; 0.05 before 2026-11-29, when a
+    probe found these at 1.31 / 1.20 / 1.37 % of sqrt(g d)): measured 0.64 / 0.78 / 0.78 %."""
+    assert S.rest_speed(depth, width=width) < 0.01
+
+
 def test_a_deep_pool_at_rest_stays_at_rest() -> None:
     assert S.rest_speed(100.0) < 0.01
 

@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["FluidParams", "Material", "WATER", "INK", "OIL", "HONEY", "default_materials"]
+__all__ = ["FluidParams", "Material", "WATER", "INK", "OIL", "HONEY", "default_materials",
+           "WATER_DAMPING"]
 
 PressureSolver = Literal["converged", "paper", "none"]
 
@@ -155,10 +156,10 @@ class Material:
             push: both ignore it.
         damping: Fraction of a particle's velocity relative to its SRD cell's mean removed per
             substep by the collision (Eq. 3's ``nu``), in [0, 1): it calms the particle-scale
-            jiggle of a fluid at rest without the cost of the ``viscosity`` stage, and adds a
-            little viscosity of its own (water: 0.05, measured nu ~1,670 against ~1,640
-            without). ``None`` (the default): 0.05 for a material with ``viscosity > 0``, 0
-            otherwise.
+            jiggle of a fluid at rest without the cost of the ``viscosity`` stage, and adds
+            little viscosity of its own (water: :data:`WATER_DAMPING`, 0.3, measured nu ~1,140
+            against ~1,120 at 0.05). ``None`` (the default): 0.05 for a material with
+            ``viscosity > 0``, 0 otherwise.
     """
 
     name: str
@@ -220,11 +221,18 @@ class Material:
             object.__setattr__(self, name, value)
 
 
-# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,670 (SRD's own
+#: Water's and ink's sub-cell damping (``Material.damping``). Shallow SRD pools at rest, mean
+#: speed over seconds 5-10, % of ``sqrt(g d)`` (2026-11-29): 0.05 -> 0.3: 600 x 30 1.43 -> 0.67,
+#: 200 x 30 1.20 -> 0.78, 200 x 50 1.15 -> 0.76, 100 x 50 1.37 -> 0.78, 300 x 30 1.31 -> 0.64;
+#: water's measured nu 1,123 / 1,085 -> 1,143 / 1,090 (seeds 0 / 1: the cells' mean flow,
+#: which the vortex measures, keeps its momentum and nearly its energy).
+WATER_DAMPING = 0.3
+
+# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,130 (SRD's own
 # with its damping; no viscosity stage), oil ~1,000, honey ~25,000
-WATER = Material("water", (40, 110, 220, 255), damping=0.05)
+WATER = Material("water", (40, 110, 220, 255), damping=WATER_DAMPING)
 # same density as water: the mixing scene's second fluid
-INK = Material("ink", (40, 190, 90, 255), damping=0.05)
+INK = Material("ink", (40, 190, 90, 255), damping=WATER_DAMPING)
 OIL = Material("oil", (220, 170, 40, 255), density=0.8, srd_alpha=math.pi / 3, mix_group="oil")
 HONEY = Material("honey", (230, 150, 20, 255), density=1.4, viscosity=20_000.0,
                  wall_mode="adhere", adhesion=0.5, mix_group="honey")
