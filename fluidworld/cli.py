@@ -452,6 +452,16 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at devnull, so that the interpreter's final flush does not raise again."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (also used as the console entry point)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -469,17 +479,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("arguments after -- are only for 'bench'")
         args.script_args = script_args
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a write that fails (a full disk) fails here, inside the try
+        return status
     except CliError as exc:
         print(f"fluidworld: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # the reader went away (``fluidworld levels | head``): end quietly, as Unix tools do;
-        # point stdout at devnull so the interpreter's final flush does not raise again
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # the reader went away (``fluidworld levels | head``): end quietly, as Unix tools do
+        _quiet_stdout()
         return 0
+    except OSError as exc:
+        if exc.filename is not None:  # a file of the command's: its own message says which
+            raise
+        # stdout could not be written (``fluidworld levels > /dev/full``): one line, no trace
+        print(f"fluidworld: error: cannot write the output: {exc.strerror or exc}",
+              file=sys.stderr)
+        _quiet_stdout()
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -229,3 +229,20 @@ def test_output_piped_into_a_closed_reader_ends_quietly() -> None:
         f"{sys.executable} -m fluidworld levels | head -1", shell=True, capture_output=True,
         text=True, timeout=120)
     assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_to_a_full_disk_is_one_line_not_a_traceback() -> None:
+    """``fluidworld levels > /dev/full`` printed Python's traceback (ENOSPC at the exit's
+    flush)."""
+    proc = subprocess.run(f"{sys.executable} -m fluidworld levels > /dev/full", shell=True,
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().startswith("fluidworld: error: cannot write the output")
+
+
+def test_a_folder_given_as_the_level_is_named_a_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It said "level file not found" for a folder that exists."""
+    assert main(["render", str(tmp_path), "--out", str(tmp_path / "x.png")]) == 2
+    assert "is a folder" in capsys.readouterr().err

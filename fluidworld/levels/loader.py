@@ -167,6 +167,8 @@ def resolve_level(spec: str | Path) -> LevelSource:
     path = Path(text).expanduser()
     looks_like_path = text.endswith(".py") or os.sep in text or "/" in text
     if looks_like_path or path.is_file():
+        if path.is_dir():
+            raise LevelError(f"{text} is a folder: give a level's .py file")
         if not path.is_file():
             raise LevelError(f"level file not found: {text}")
         return LevelSource(text, path.resolve(), None, path.stem)
