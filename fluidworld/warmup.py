@@ -232,6 +232,10 @@ def compile_kernels(world: World | None = None, *, progress: IO[str] | None = sy
     Returns:
         A :class:`CompileReport`.
     """
+    from .world import World
+
+    if world is not None and not isinstance(world, World):
+        raise TypeError(f"world must be a World or None, got {type(world).__name__}")
     t0 = time.perf_counter()
     cold = _uncached()
     with _Progress(cold, _expected(cold, world), progress) as counter:

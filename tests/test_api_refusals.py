@@ -173,3 +173,16 @@ def test_splash_capacity_and_seed_are_bounded() -> None:
     with pytest.raises(TypeError, match="seed"):
         SplashSystem(seed="a")  # type: ignore[arg-type]
     assert SplashSystem(capacity=MAX_SPLASHES // 1000).capacity == MAX_SPLASHES // 1000
+
+
+def test_the_standalone_fluid_and_the_warm_up_refuse_wrong_types() -> None:
+    from fluidworld import FluidSystem
+    from fluidworld.warmup import compile_kernels
+
+    fs = FluidSystem(FluidParams.game(200, 150))
+    with pytest.raises(TypeError, match="n must be"):
+        fs.step("2")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="n must be"):
+        fs.step(-1)
+    with pytest.raises(TypeError, match="world must be a World"):
+        compile_kernels("x")  # type: ignore[arg-type]

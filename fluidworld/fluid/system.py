@@ -245,7 +245,9 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
     # ------------------------------------------------------------------ stepping
     def step(self, n: int = 1) -> None:
         """Advance ``n`` steps of ``params.dt`` (each ``params.substeps`` substeps)."""
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        if isinstance(n, bool) or not isinstance(n, int | np.integer):
+            raise TypeError(f"n must be a non-negative int, got {n!r}")
+        if n < 0:
             raise ValueError(f"n must be a non-negative int, got {n!r}")
         for _ in range(n):
             for k in self.profile:
