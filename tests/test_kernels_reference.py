@@ -232,6 +232,29 @@ def test_still_solids_take_their_share_of_the_inelastic_contact(seed):
     assert np.array_equal(pv[:n], dvel[:n]) and np.array_equal(pd[:n], disp[:n])
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_still_solids_can_leave_the_gravity_kick(seed):
+    """``params.wall_contact`` of a fluid of one material: a still solid removes the speed into
+    it beyond the substep's gravity kick ``(kx, ky)`` (so a particle resting on the floor keeps
+    the kick, as its cell-mates do). Kernel against reference, and it differs from removing
+    all of it."""
+    sc, pos, vel, mat, start, s_start, s_order = sorted_scene(seed, gamma=5.0, grid="rl")
+    dv = 0.37
+    kick = {"still": (1.0, 0.3, -0.6)}
+    n = sc.n
+    disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
+                                      s_order, dv, **kick)
+    rdisp, rdvel, rwsum = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, **kick)
+    close(wsum[:n], rwsum)
+    close_eq6(disp[:n], rdisp, sc.r_l)
+    close_eq6(dvel[:n], rdvel, sc.r_l * dv)
+    _, full, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv)
+    assert np.abs(full - rdvel).max() > 1e-3  # the kick left something
+    _, nokick, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv,
+                                     still=(1.0, 0.0, 0.0))
+    close_eq6(nokick, full, sc.r_l * dv)  # a zero kick is the plain share
+
+
 def test_repulse_fluid_without_solids_and_coincident_split():
     sc, pos, vel, mat, start, _, _ = sorted_scene(5)
     no = np.zeros((0, 2))

@@ -481,7 +481,7 @@ def test_half_lists_and_fused_passes(seed, gamma):
         args = ((p2, v2, mat, n), sc.mass, (start, sc.nb_nx, sc.nb_ny, bounds, nst, work),
                 (nbr, cnt, s_nbr, s_cnt),
                 (sc.s_pos, sc.s_vel, np.zeros(len(sc.s_pos), bool), touch, nt),
-                (iters, sc.r_l, dv, 1.0),
+                (iters, sc.r_l, dv, (1.0, 0.0, 0.0)),  # still: (share, kick)
                 (np.zeros((cap, 2)), np.zeros((cap, 2)), w2), (imp, marked))
         if nthreads:
             repulsion.repulse_passes_parallel(*args, nthreads)

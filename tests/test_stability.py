@@ -9,6 +9,8 @@ import pytest
 
 from fluidworld import World
 from fluidworld.fidelity import stability as S
+from fluidworld.fluid import FluidParams
+from fluidworld.fluid.params import wall_contact
 
 
 def test_square_log_theory() -> None:
@@ -39,10 +41,13 @@ def test_a_shallow_pool_at_rest_stays_at_rest() -> None:
     assert S.rest_speed(50.0) < 0.01
 
 
-@pytest.mark.parametrize(("width", "depth"), [(300.0, 30.0), (200.0, 30.0), (100.0, 50.0)])
+@pytest.mark.parametrize(("width", "depth"),
+                         [(300.0, 30.0), (200.0, 30.0), (100.0, 50.0), (100.0, 30.0)])
 def test_shallow_and_narrow_pools_rest(width: float, depth: float) -> None:
-    """Water's sub-cell damping 0.3 (``params.WATER_DAMPING``; 0.05 before 2026-11-29, when a
-    probe found these at 1.31 / 1.20 / 1.37 % of sqrt(g d)): measured 0.64 / 0.78 / 0.78 %."""
+    """A probe found these at 1.31 / 1.20 / 1.37 / 1.78 % of sqrt(g d) (2026-11-29); water's
+    sub-cell damping 0.3 (``params.WATER_DAMPING``, was 0.05) took them to 0.64 / 0.78 / 0.78 /
+    1.13 %, and the floor's contact following the fluid (``params.wall_contact``) to ~0.1 %
+    (300 x 30 0.08 %, 100 x 30 0.09 %)."""
     assert S.rest_speed(depth, width=width) < 0.01
 
 
@@ -59,13 +64,27 @@ def test_a_pool_rests_whatever_the_width() -> None:
     assert S.rest_speed(100.0, width=314.0) < 0.01
 
 
-def test_a_shallow_pool_is_calm_with_less_inelastic_walls() -> None:
-    """30 deep, 160 wide: the floor's full inelastic contact (the default) jiggles it at
-    1.18 % of sqrt(g d); a quarter of it (``FluidParams.wall_inelastic`` 0.25) at 0.98 %
-    (0.85 % 300 wide)."""
-    calm = S.rest_speed(30.0, width=160.0, wall_inelastic=0.25)
+def test_a_shallow_pool_of_one_material_is_calm() -> None:
+    """30 deep, 160 wide: the floor's full inelastic contact (the default until 2026-11-29,
+    ``wall_inelastic=1``) jiggled it at 1.18 % of sqrt(g d); the default now leaves the rows on
+    the floor their gravity kick in a fluid of one material: measured 0.24 % (with water's
+    damping 0.05; 300 x 30 with 0.3: 0.08 %)."""
+    calm = S.rest_speed(30.0, width=160.0)
     assert calm < 0.01
-    assert calm < 0.9 * S.rest_speed(30.0, width=160.0)
+    assert calm < 0.5 * S.rest_speed(30.0, width=160.0, wall_inelastic=1.0)
+
+
+def test_the_walls_contact_follows_the_fluid_unless_set() -> None:
+    """Where materials differ a still solid removes all of a particle's speed into it (the
+    floor's kicks start an unstable layering's overturn); in one material the speed beyond the
+    substep's gravity kick; a set ``wall_inelastic`` is that share of all of it."""
+    game = FluidParams.game(200, 100)
+    h = game.h
+    assert game.wall_inelastic is None and FluidParams.paper().wall_inelastic == 1.0
+    assert wall_contact(game, layered=True, h=h) == (1.0, 0.0, 0.0)
+    assert wall_contact(game, layered=False, h=h) == pytest.approx((1.0, 0.0, -900.0 * h))
+    assert wall_contact(FluidParams.game(200, 100, wall_inelastic=0.25), False, h) == (
+        0.25, 0.0, 0.0)
 
 
 def _lattice(spacing: float, shift: float) -> np.ndarray:

@@ -92,7 +92,7 @@ def square_log_angle(density: float, side: float = 40.0, seconds: float = 15.0,
 
 
 def rest_speed(depth: float, width: float = 300.0, solver: str = "srd",
-               wall_inelastic: float = 1.0) -> float:
+               wall_inelastic: float | None = None) -> float:
     """Mean particle speed over ``sqrt(g depth)`` in a pool of water ``depth`` deep at rest
     (game preset with ``wall_inelastic``), averaged over its 5th-10th second."""
     height = max(3.0 * depth, 200.0)

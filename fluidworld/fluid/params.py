@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 __all__ = ["FluidParams", "Material", "WATER", "INK", "OIL", "HONEY", "default_materials",
-           "WATER_DAMPING"]
+           "WATER_DAMPING", "wall_contact"]
 
 PressureSolver = Literal["converged", "paper", "none"]
 
@@ -284,12 +284,15 @@ class FluidParams:
         wall_solids: Put solid particles along the domain walls (paper Sec. 3.3).
         wall_inelastic: Share of a fluid particle's velocity into a *still* solid (the domain
             walls, static shapes, a kinematic body at rest) that the contact removes, in
-            [0, 1]; solids of dynamic bodies and of moving ones always remove all of it. 1 (the
-            paper's contact, both presets) heats the rows on the floor: SRD water at rest
-            moves at 1.2-1.3 % of ``sqrt(g d)`` 30 deep. 0.25 calms shallow pools (30 deep
-            0.85-0.98 %, 50 deep 0.57-0.87 %) but slows what that noise starts: oil laid
-            under water in thin layers may not overturn within 15 s (``docs/architecture.md``,
-            "Local repulsion").
+            [0, 1], or ``None`` (the game preset; :func:`wall_contact`): all of it while the
+            fluid holds materials of different densities or mix groups, and in a fluid of one
+            material the speed beyond the substep's gravity kick. Solids of dynamic bodies and
+            of moving ones always remove all of it. All of it (1, the paper's contact and its
+            preset) takes the gravity kick off the rows on the floor every substep, and they
+            jiggle: SRD water at rest moved at 1.2-1.3 % of ``sqrt(g d)`` 30 deep (leaving the
+            kick: 0.13-0.24 %). That noise is what starts an unstable layering (with 0.25 oil
+            laid under water in thin layers did not overturn within 15 s), hence all of it
+            where materials differ (``docs/architecture.md``, "Local repulsion").
     """
 
     width: float = 640.0
@@ -309,7 +312,7 @@ class FluidParams:
     seed: int = 0
     max_particles: int = 2_000_000
     wall_solids: bool = True
-    wall_inelastic: float = 1.0
+    wall_inelastic: float | None = None
 
     def __post_init__(self) -> None:
         a0 = _positive("a0", self.a0)
@@ -355,9 +358,10 @@ class FluidParams:
             raise ValueError(
                 f"pressure_clamp must be > 0 (inf for none), got {self.pressure_clamp}"
             )
-        wi = _finite("wall_inelastic", self.wall_inelastic)
-        if not 0.0 <= wi <= 1.0:
-            raise ValueError(f"wall_inelastic must be in [0, 1], got {wi}")
+        if self.wall_inelastic is not None:
+            wi = _finite("wall_inelastic", self.wall_inelastic)
+            if not 0.0 <= wi <= 1.0:
+                raise ValueError(f"wall_inelastic must be in [0, 1] or None, got {wi}")
         _int_in("seed", self.seed, 0, 2**63 - 1)
         _int_in("max_particles", self.max_particles, 1, MAX_PARTICLES_LIMIT)
         # Speed limit sanity: a particle falling for one step must not cross more than a cell.
@@ -402,6 +406,7 @@ class FluidParams:
             width=640.0, height=640.0, a0=a0, gamma=gamma, dt=0.1, substeps=1,
             gravity=(0.0, -9.81), repulsion_iterations=3, repulsion_dv=0.1,
             pressure_iterations=10, pressure_solver="paper", grid_shift=True,
+            wall_inelastic=1.0,
         )
         base.update(changes)
         return cls(**base)  # type: ignore[arg-type]
@@ -431,3 +436,21 @@ class FluidParams:
         )
         base.update(changes)
         return cls(**base)  # type: ignore[arg-type]
+
+
+def wall_contact(params: FluidParams, layered: bool, h: float) -> tuple[float, float, float]:
+    """What the inelastic contact of a still solid removes (the repulsion's ``still``):
+    ``(share, kx, ky)``, ``share`` of a particle's speed into the solid beyond the gravity kick
+    ``(kx, ky)`` of a substep ``h`` along the contact's normal.
+
+    :attr:`FluidParams.wall_inelastic` when set: that share of all of it (no kick). By default
+    (``None``): all of it where the fluid holds materials of different densities or mix groups
+    (``layered``: the floor's kicks are the noise an unstable layering starts to overturn from),
+    and in a fluid of one material the speed beyond the kick, which the pressure stage takes
+    off the rows on the floor with the rest of the column (all of it made them jiggle)."""
+    if params.wall_inelastic is not None:
+        return float(params.wall_inelastic), 0.0, 0.0
+    if layered:
+        return 1.0, 0.0, 0.0
+    gx, gy = params.gravity
+    return 1.0, float(gx) * h, float(gy) * h

@@ -131,8 +131,11 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv, still=1.0, s_dyn=None):
     the solid, weighted ``w_s = (1 - l_s/r_L) / sum_s' (1 - l_s'/r_L)`` over the particle's solid
     contacts (the weights of one particle sum to 1, so several contacts do not add up). A still
     solid (at zero velocity and not marked in ``s_dyn``, the solids of dynamic bodies) removes
-    ``still`` of that part (``FluidParams.wall_inelastic``).
+    ``still`` of that part (``FluidParams.wall_inelastic``), or, with ``still = (share, kx,
+    ky)``, ``share`` of the part beyond the gravity kick ``(kx, ky)`` along the normal
+    (``params.wall_contact``).
     """
+    share, kx, ky = still if isinstance(still, tuple) else (still, 0.0, 0.0)
     p = np.asarray(pos[:n], dtype=np.float64)
     v = np.asarray(vel[:n], dtype=np.float64)
     sp = np.asarray(s_pos, dtype=np.float64).reshape(-1, 2)
@@ -154,7 +157,9 @@ def solid_contacts(pos, vel, n, s_pos, s_vel, r_l, dv, still=1.0, s_dyn=None):
     if s_dyn is not None:
         is_still &= ~np.asarray(s_dyn, dtype=bool)
     inelastic = np.where(touch & (vn > 0.0), weight / safe_wsum * vn, 0.0)
-    inelastic = inelastic * np.where(is_still, still, 1.0)[None, :]
+    kn = unit[..., 0] * kx + unit[..., 1] * ky                   # the kick into the solid
+    beyond = np.where(vn > 0.0, np.maximum(vn - kn, 0.0) / np.where(vn > 0.0, vn, 1.0), 0.0)
+    inelastic = inelastic * np.where(is_still[None, :], share * beyond, 1.0)
     dvel = dvel - inelastic[..., None] * unit
     return disp, dvel, wsum
 

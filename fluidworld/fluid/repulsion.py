@@ -19,10 +19,13 @@ neighbours so that several contacts do not add up). The loop that gives the flui
 velocity change adds minus its momentum to the solid, so the momentum exchanged with bodies is
 equal and opposite to round-off. A *still* solid (not of a dynamic body, at zero velocity: the
 domain walls, static shapes, a kinematic body at rest) removes ``still`` of that velocity
-(``FluidParams.wall_inelastic``, 1 by default): all of it takes the gravity kick off the rows
-resting on the floor every substep, and the pressure stage, which holds the column anyway, adds
-its upward correction on top, so shallow pools jiggle; less of it calms them but slows the
-overturn of unstable layers that this noise starts (``docs/architecture.md``, "Local repulsion").
+(``FluidParams.wall_inelastic``; :func:`~fluidworld.fluid.params.wall_contact`): all of it
+takes the gravity kick off the rows resting on the floor every substep, and the pressure stage,
+which holds the column anyway, adds its upward correction on top, so shallow pools jiggle, and
+that noise is what starts the overturn of an unstable layering. By default a fluid of one
+material keeps the kick (the contact removes only the speed into a still solid beyond the
+substep's gravity kick, ``kx, ky``), and one of several materials loses all of it
+(``docs/architecture.md``, "Local repulsion").
 
 Multiphase (materials of different masses or miscibility groups present; ``pair_*`` tables, see
 :func:`pair_tables`): a pair's two shares are weighted by mass, i moving by ``-d 2 m_j / (m_i +
@@ -42,7 +45,8 @@ The pass kernels take grouped arguments (tuples, unpacked on their first lines):
   of dynamic bodies), and the fluid particles with solid neighbours (``touch[:n_touch]``, from
   ``neighbour_lists.list_stats``);
 * ``consts = (iters, r_l, dv, still)``: Jacobi passes, repulsion radius, velocity change per unit
-  displacement, and the share of the inelastic contact a still solid takes (below);
+  displacement, and what of the inelastic contact a still solid takes, ``(share, kx, ky)``:
+  ``share`` of the speed into it beyond the substep's gravity kick ``(kx, ky)`` (below);
 * ``scratch = (disp, inel, wsum)``: per-particle displacement, inelastic velocity change and
   contact weight;
 * ``out = (s_impulse, s_marked)``: what the solids received;
@@ -259,12 +263,28 @@ def _fluid_pass_mp(lo, hi, pos, mat, nbr, nbr_count, pairs, disp):
         disp[i, 1] += dy_sum
 
 
+@njit(cache=True, inline="always")
+def _still_share(xi, yi, vxi, vyi, sx, sy, still):
+    """The share of a particle's speed into a still solid at ``(sx, sy)`` that the inelastic
+    contact removes: ``still = (share, kx, ky)``, ``share`` of the speed beyond the substep's
+    gravity kick ``(kx, ky)`` along the contact's normal (a zero kick: ``share`` of all of it)."""
+    share, kx, ky = still
+    if kx == 0.0 and ky == 0.0:
+        return share
+    rx = sx - xi
+    ry = sy - yi
+    vn = vxi * rx + vyi * ry  # (both times the distance: only their ratio counts)
+    if vn <= 0.0:
+        return 0.0
+    return share * max(vn - (kx * rx + ky * ry), 0.0) / vn
+
+
 @njit(cache=True)
 def _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, still, scratch, out):
     """Fluid-solid contacts of the particles in ``touch``: adds the Eq. 6 displacement to
-    ``disp``, sets the inelastic velocity change ``inel`` (``still`` of it from a still solid)
-    and the contact weight ``wsum``, and adds to each solid minus the momentum it gave (paper
-    Sec. 3.3)."""
+    ``disp``, sets the inelastic velocity change ``inel`` (from a still solid the part
+    :func:`_still_share` says, ``still = (share, kx, ky)``) and the contact weight ``wsum``, and
+    adds to each solid minus the momentum it gave (paper Sec. 3.3)."""
     pos, vel, mat, _ = fluid
     _, _, s_nbr, s_nbr_count = lists
     s_pos, s_vel, s_dyn, touch, n_touch = contacts
@@ -300,8 +320,9 @@ def _contact_pass(fluid, mass_table, lists, contacts, r_l, dv, still, scratch, o
                                                  s_vel[s, 0], s_vel[s, 1], r_l, w)
                 if hit:
                     if not (s_dyn[s] or s_vel[s, 0] != 0.0 or s_vel[s, 1] != 0.0):
-                        ix *= still
-                        iy *= still
+                        f = _still_share(xi, yi, vxi, vyi, s_pos[s, 0], s_pos[s, 1], still)
+                        ix *= f
+                        iy *= f
                     dx_sum += ddx
                     dy_sum += ddy
                     ix_sum += ix
@@ -438,6 +459,14 @@ def _one_pass_result(n, disp, inel, touch, n_touch, dv, dvel, wsum):
         dvel[i, 1] += inel[i, 1]
 
 
+def _still_tuple(still: object) -> tuple[float, float, float]:
+    """``(share, kx, ky)`` from a share (no kick) or such a tuple."""
+    if isinstance(still, tuple):
+        share, kx, ky = still
+        return float(share), float(kx), float(ky)
+    return float(still), 0.0, 0.0  # type: ignore[arg-type]
+
+
 def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start, s_order, r_l, dv,
               disp, dvel, wsum, s_impulse, s_marked, parallel, s_dyn=None, still=1.0):
     """One pass of the code FluidSystem runs, *not applied*: fills ``disp`` (position change),
@@ -482,7 +511,8 @@ def _one_pass(pos, vel, mat, mass_table, n_start, nx, ny, s_pos, s_vel, s_start,
                         0.5 * FLUID_RADIUS * r_l, 1.0 / (FLUID_RADIUS * r_l), disp)
     w = np.zeros(cap)
     _contact_pass((pos, vel, np.asarray(mat, np.uint8), n), np.asarray(mass_table, np.float64),
-                  (nbr, cnt, s_nbr, s_cnt), (s_pos, s_vel, s_dyn, touch, nt), r_l, dv, float(still),
+                  (nbr, cnt, s_nbr, s_cnt), (s_pos, s_vel, s_dyn, touch, nt), r_l, dv,
+                  _still_tuple(still),
                   (disp, inel, w),
                   (s_impulse, s_marked))
     _one_pass_result(n, disp, inel, touch, nt, dv, dvel, wsum)

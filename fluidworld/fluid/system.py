@@ -40,7 +40,7 @@ from . import (
     viscosity,
 )
 from .grids import GridStore
-from .params import FluidParams, Material, default_materials
+from .params import FluidParams, Material, default_materials, wall_contact
 from .particles import ParticleStore
 from .solids import SolidStore
 from .solver import SHARED_STAGES, Solver, substep_with
@@ -407,15 +407,15 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         if p.repulsion_iterations == 0 or n == 0:
             return
         nst, n_touch = self._build_neighbour_lists()
+        # materials of different masses or miscibility groups: the multiphase pair pass
+        mix = repulsion.material_mix_parallel if self.parallel else repulsion.material_mix
+        mp = mix(self.mat, n, self._mass, self._group)
         # the argument groups: see the repulsion module's docstring
         args = ((self.pos, self.vel, self.mat, n), self._mass, self._nb_grid(nst),
                 self._nb_lists(),
                 (self.solid_pos, self.solid_vel, self.solid_wet, self._touch, n_touch),
-                (p.repulsion_iterations, self.r_l, p.repulsion_dv, p.wall_inelastic),
+                (p.repulsion_iterations, self.r_l, p.repulsion_dv, wall_contact(p, mp, h)),
                 (self._disp, self._inel, self._wsum), (self.solid_impulse, self.solid_marked))
-        # materials of different masses or miscibility groups: the multiphase pair pass
-        mix = repulsion.material_mix_parallel if self.parallel else repulsion.material_mix
-        mp = mix(self.mat, n, self._mass, self._group)
         tables = ((self._pair_half, self._pair_inv, self._pair_share),) if mp else ()
         if self.parallel_repulsion:
             repulsion.repulse_passes_parallel(*args, numba.get_num_threads(), *tables)
