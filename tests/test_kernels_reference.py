@@ -205,6 +205,22 @@ def test_repulse_fluid_matches_brute_force(seed, gamma, grid):
     assert np.array_equal(pw[:n], wsum[:n])
 
 
+def _still_kernel_against_reference(seed, dv, still):
+    """The serial kernel's pass with the still solids' contact ``still`` (keyword arguments of
+    both) checked against the reference; returns ``(disp, dvel, reference dvel, reference dvel
+    with the plain contact)``."""
+    sc, pos, vel, mat, start, s_start, s_order = sorted_scene(seed, gamma=5.0, grid="rl")
+    n = sc.n
+    disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
+                                      s_order, dv, **still)
+    rdisp, rdvel, rwsum = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, **still)
+    close(wsum[:n], rwsum)
+    close_eq6(disp[:n], rdisp, sc.r_l)
+    close_eq6(dvel[:n], rdvel, sc.r_l * dv)
+    _, full, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv)
+    return disp, dvel, rdvel, full
+
+
 @pytest.mark.parametrize("seed", SEEDS[:2])
 def test_still_solids_take_their_share_of_the_inelastic_contact(seed):
     """``FluidParams.wall_inelastic``: the walls (at rest) remove ``still`` of a particle's
@@ -217,13 +233,7 @@ def test_still_solids_take_their_share_of_the_inelastic_contact(seed):
     s_dyn[: len(sc.s_pos) // 8] = True
     still = {"still": 0.25, "s_dyn": s_dyn}
     n = sc.n
-    disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
-                                      s_order, dv, **still)
-    rdisp, rdvel, rwsum = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, **still)
-    close(wsum[:n], rwsum)
-    close_eq6(disp[:n], rdisp, sc.r_l)
-    close_eq6(dvel[:n], rdvel, sc.r_l * dv)
-    _, full, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv)
+    disp, dvel, rdvel, full = _still_kernel_against_reference(seed, dv, still)
     _, none_dyn, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, still=0.25)
     assert np.abs(full - rdvel).max() > 1e-3  # the walls' share changed something
     assert np.abs(none_dyn - rdvel).max() > 1e-3  # and the dynamic run kept all of it
@@ -240,15 +250,8 @@ def test_still_solids_can_leave_the_gravity_kick(seed):
     all of it."""
     sc, pos, vel, mat, start, s_start, s_order = sorted_scene(seed, gamma=5.0, grid="rl")
     dv = 0.37
-    kick = {"still": (1.0, 0.3, -0.6)}
     n = sc.n
-    disp, dvel, wsum = kernel_repulse(repulsion.repulse_fluid, sc, pos, vel, start, s_start,
-                                      s_order, dv, **kick)
-    rdisp, rdvel, rwsum = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv, **kick)
-    close(wsum[:n], rwsum)
-    close_eq6(disp[:n], rdisp, sc.r_l)
-    close_eq6(dvel[:n], rdvel, sc.r_l * dv)
-    _, full, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv)
+    _, _, rdvel, full = _still_kernel_against_reference(seed, dv, {"still": (1.0, 0.3, -0.6)})
     assert np.abs(full - rdvel).max() > 1e-3  # the kick left something
     _, nokick, _ = ref.repulse_fluid(pos, vel, n, sc.s_pos, sc.s_vel, sc.r_l, dv,
                                      still=(1.0, 0.0, 0.0))
