@@ -56,6 +56,18 @@ def random_grid(seed, ny=5, nx=6, p_empty=0.3):
     return cnt, vel_c
 
 
+def shallow_grid(seed, nx=7):
+    """A pool two cells deep on the floor and a film two cells thick under the ceiling, each
+    with a sparse row (a partly filled row of particles) beyond them and under the rest density
+    (5): the bottom and top rows correct only compression only because the sparse test of
+    their two-row blocks looks a row further."""
+    rng = np.random.default_rng(700 + seed)
+    cnt = np.zeros((8, nx))
+    cnt[[0, 1, 6, 7]] = rng.uniform(3.0, 4.8, (4, nx))
+    cnt[[2, 5]] = rng.uniform(0.8, 2.4, (2, nx))
+    return cnt, rng.normal(0.0, 2.0, (8, nx, 2))
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_deposit_cells(seed):
     sc, frac, svel = pressure_inputs(seed)
@@ -134,7 +146,8 @@ def test_converged_rhs(seed, beta, walls):
     cnt_d, vel_d, _ = kernel_deposit(sc, frac, svel)
     corrected = 0
     biggest = 0.0
-    for cnt, vel_c in (random_grid(seed), (cnt_d, vel_d), random_grid(seed, ny=2, nx=2)):
+    for cnt, vel_c in (random_grid(seed), (cnt_d, vel_d), random_grid(seed, ny=2, nx=2),
+                       shallow_grid(seed)):
         shape = cnt.shape
         wall = wall_cells(shape, seed, walls)
         rhs, rhs_d = np.full(shape, np.nan), np.full(shape, np.nan)
@@ -151,6 +164,15 @@ def test_converged_rhs(seed, beta, walls):
         corrected += int((rrhs_d != 0).sum())
     assert biggest > 1.0
     assert (corrected > 0) == (beta > 0)
+
+
+def test_a_two_cell_pool_corrects_only_compression():
+    """Under the rest density everywhere, a sparse row over it: nothing to correct (with
+    only its two-row block seen, the bottom row pulled particles down from the top one)."""
+    cnt, vel_c = shallow_grid(0)
+    rhs, rhs_d = np.zeros(cnt.shape), np.full(cnt.shape, np.nan)
+    pressure_converged.converged_rhs(cnt, NO_WALLS, vel_c, 10.0, 5.0, 0.05, 0.3, rhs, rhs_d)
+    assert np.all(rhs_d == 0.0)
 
 
 def rbgs_inputs(seed, ny=6, nx=7):

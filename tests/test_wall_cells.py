@@ -97,8 +97,10 @@ def test_a_tank_on_a_thin_floor_across_its_cells_middle_holds_its_water_up(
     stands between them. The water rested 83 deep for a fill of 100 and a box of 0.5 floated
     at 0.39. The faces the floor stands across keep the air row out (96.6-97.6 deep), and
     the air under the floor inside the cells it cuts counts as cover (``cut_cover``): 100.0
-    over 5-12 s (seeds 0-1; on a cell edge 99.6), the box at 0.49."""
-    depth, fraction = walls.tank_depth(0, "1", box, 6.0, top=45.0)
+    over 5-12 s (seeds 0-1; on a cell edge 99.6), the box at 0.49. (On an AMD EPYC host the
+    same code's level reads 97.1-99.0 from second to second, seed 0: averaged over seconds 3-6,
+    98.4.)"""
+    depth, fraction = walls.tank_depth(0, "1", box, 6.0, top=45.0, average=3.0)
     if box is None:
         assert abs(depth - 100.0) <= 2.0
     else:

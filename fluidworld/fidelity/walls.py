@@ -241,17 +241,22 @@ def raised_tank(seed: int, floor: str = "1", box: float | None = None,
 
 
 def tank_depth(seed: int, floor: str, box: float | None = None, seconds: float = 10.0,
-               top: float = TANK_FLOOR) -> tuple[float, float]:
+               top: float = TANK_FLOOR, average: float = 0.0) -> tuple[float, float]:
     """:func:`raised_tank` after ``seconds``: the water's depth over the floor between x 110 and
-    160 (99th percentile of the heights) and the box's submerged fraction (NaN without one).
-    Water filled 100 deep rests 100 deep (more with a floating box in it)."""
+    160 (99th percentile of the heights; with ``average``, its mean over that many last
+    seconds, every step) and the box's submerged fraction (NaN without one). Water filled 100
+    deep rests 100 deep (more with a floating box in it)."""
     w, body = raised_tank(seed, floor, box, top)
-    for _ in range(int(round(seconds * 60.0))):
+    steps = int(round(seconds * 60.0))
+    first = steps - max(int(round(average * 60.0)), 1)
+    depths = []
+    for i in range(steps):
         w.step()
-    p = w.fluid.positions
-    side = (p[:, 0] > 110.0) & (p[:, 0] < 160.0)
-    depth = float(np.percentile(p[side, 1], 99)) - top
-    return depth, (body.submerged_area / body.area if body else math.nan)
+        if i >= first:
+            p = w.fluid.positions
+            side = (p[:, 0] > 110.0) & (p[:, 0] < 160.0)
+            depths.append(float(np.percentile(p[side, 1], 99)) - top)
+    return float(np.mean(depths)), (body.submerged_area / body.area if body else math.nan)
 
 
 def dropped_box(seed: int, density: float = 0.7, seconds: float = 10.0) -> float:
