@@ -168,11 +168,21 @@ def test_converged_rhs(seed, beta, walls):
 
 def test_a_two_cell_pool_corrects_only_compression():
     """Under the rest density everywhere, a sparse row over it: nothing to correct (with
-    only its two-row block seen, the bottom row pulled particles down from the top one)."""
+    only its two-row block seen, the bottom row pulled particles down from the top one), on
+    the grid's floor and ceiling and on a wall cell's row (a tank's floor)."""
     cnt, vel_c = shallow_grid(0)
     rhs, rhs_d = np.zeros(cnt.shape), np.full(cnt.shape, np.nan)
     pressure_converged.converged_rhs(cnt, NO_WALLS, vel_c, 10.0, 5.0, 0.05, 0.3, rhs, rhs_d)
     assert np.all(rhs_d == 0.0)
+    tank = np.zeros((9, 7))
+    tank[2:] = cnt[:7]  # air, a floor of wall cells, the pool two cells deep on it
+    wall = np.zeros(tank.shape, np.uint8)
+    wall[1] = 1
+    vel_t = np.zeros((9, 7, 2))
+    rhs, rhs_d = np.zeros(tank.shape), np.full(tank.shape, np.nan)
+    pressure_converged.converged_rhs(tank, wall, vel_t, 10.0, 5.0, 0.05, 0.3, rhs, rhs_d)
+    assert np.all(rhs_d == 0.0)
+    close(rhs_d, ref.converged_rhs(tank, vel_t, 10.0, 5.0, 0.05, 0.3, wall)[1], atol=1e-12)
 
 
 def rbgs_inputs(seed, ny=6, nx=7):

@@ -375,9 +375,10 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, wall=None):
     ``rhs = a0^2 * (face divergence / a0)``. ``r_s`` = (sum of ``cnt`` over the in-domain 3x3
     block, a wall cell counting ``gamma``) / (cells in that block * gamma);
     ``rhs_density = -a0^2 beta (r_s - 1) / h`` where ``r_s > 1`` or no cell of the 3x3 block is
-    sparse (``cnt < SPARSE_RATIO * gamma``, wall cells never), else 0; for a cell of the
-    grid's bottom or top row, whose block is two rows, the sparse test takes the 3 cells of the
-    row after those too (row 2, row ny - 3). Both are 0 in air and wall cells.
+    sparse (``cnt < SPARSE_RATIO * gamma``, wall cells never), else 0; for a cell on a wall
+    (the grid's bottom or top edge, or a wall cell under or over it), whose block holds two rows
+    of fluid, the sparse test takes the 3 cells of the row after those too (two rows up from a
+    floor, two down from a ceiling). Both are 0 in air and wall cells.
     """
     cnt = np.asarray(cnt, dtype=np.float64)
     vel_c = np.asarray(vel_c, dtype=np.float64)
@@ -402,10 +403,13 @@ def converged_rhs(cnt, vel_c, a0, gamma, h, beta, wall=None):
             total += _shift(np.where(wall, gamma, cnt), dj, di, 0.0)
             ncells += _inside(shape, dj, di)
             any_sparse |= _shift(sparse, dj, di, False)
-    if shape[0] > 2:  # a wall row's block has two rows; its sparse test spans three
-        for di in (-1, 0, 1):
-            any_sparse[0] |= _shift(sparse, 2, di, False)[0]
-            any_sparse[-1] |= _shift(sparse, -2, di, False)[-1]
+    # on a wall (the grid's edge or a wall cell) a block holds two rows of fluid: its sparse
+    # test takes the row after them too
+    on_floor = _shift(wall, -1, 0, True)
+    under_ceiling = _shift(wall, 1, 0, True)
+    for di in (-1, 0, 1):
+        any_sparse |= on_floor & _shift(sparse, 2, di, False)
+        any_sparse |= under_ceiling & _shift(sparse, -2, di, False)
     excess = total / (ncells * gamma) - 1.0
     rhs = np.where(empty | wall, 0.0, a0 * a0 * d)
     correct = ~empty & ~wall & ((excess > 0.0) | ~any_sparse)
