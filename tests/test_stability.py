@@ -49,8 +49,8 @@ def test_shallow_and_narrow_pools_rest(width: float, depth: float) -> None:
     sub-cell damping 0.3 (``params.WATER_DAMPING``, was 0.05) took them to 0.64 / 0.78 / 0.78 /
     1.13 %, and the floor's contact following the fluid (``params.wall_contact``) to ~0.1 %
     (300 x 30 0.08 %, 100 x 30 0.09 %). 20 deep, five rows of particles with the fifth on a
-    cell edge, stayed at 1.6 / 2.0 % until a sparse cell two rows up made the cell under the
-    top one surface for the density correction (``pressure_converged.SURFACE_REACH``)."""
+    cell edge, stayed at 1.6 / 2.0 % until a floor row's sparse test spanned three rows of
+    fluid (``pressure_converged.converged_rhs``; 0.00 % since)."""
     assert S.rest_speed(depth, width=width) < 0.01
 
 
