@@ -201,7 +201,9 @@ class Emitter(Entity):
             :data:`MAX_EMITTER_RATE`. material: Material id or name (one of the world's:
             checked when set, and looked up at each step).
         width: Nozzle width (particles spread across it). enabled: Switch it on and off.
-        emitted: Particles emitted so far. dropped: Particles not emitted (fluid full).
+        emitted: Particles emitted so far. dropped: Particles not emitted because the fluid
+            was full: ``max_particles`` reached, or the fluid already fills the domain's free
+            area at rest density (``World.domain_capacity``).
         blocked: Particles not emitted because they would have started inside a shape that
             holds water (a nozzle in a wall or a body); the first time, a ``RuntimeWarning``.
     """
