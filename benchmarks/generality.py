@@ -37,12 +37,17 @@ Cases:
   materials' median heights. Bound: the lighter above the heavier, no NaN, and the fastest
   under 2,000 units/s (water on water: ~480; a heavy block plunging: ~1,000; the speed cap
   of a fluid that blew up: 4,800).
+* ``pour`` -- an emitter (400 particles/s, 100 units/s, straight down) left running for 10 s
+  in a closed box (200 x 150 and 400 x 80: 4,000 particles offered, room for 1,500 and 1,600):
+  the fastest particle over seconds 8-10. Bound: no more particles than
+  ``World.domain_capacity()`` (emitters stop there), under 200 units/s, ``check()`` clean.
 
 Each case runs in its own worker process with one numba thread; ``--jobs`` sets how many run
 at once (default: the cores; 1: all in this process).
 
-Run: ``python benchmarks/generality.py [--jobs N] [--only float,sink,rest,calm,walls,vary,contrast]
-[--solvers srd,ddr,constraint] [--quick] [--limit N] [--json PATH]``
+Run: ``python benchmarks/generality.py [--jobs N]
+[--only float,sink,rest,calm,walls,vary,contrast,pour] [--solvers srd,ddr,constraint] [--quick]
+[--limit N] [--json PATH]``
 """
 
 from __future__ import annotations
@@ -310,8 +315,33 @@ def _contrast(c: Case) -> None:
     c.bound = "in order, fastest < 2000"
 
 
+def _pour(c: Case) -> None:
+    import warnings
+
+    import numpy as np
+
+    from fluidworld import World
+
+    w = World(c.width, c.depth, solver=c.solver)
+    tap = w.add_emitter((0.5 * c.width, c.depth - 10.0), (0.0, -1.0), 100.0, rate=400.0)
+    fastest = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "the fluid is full", once
+        for i in range(600):
+            w.step()
+            if i >= 480:
+                fastest = max(fastest, float(np.linalg.norm(w.fluid.velocities, axis=1).max()))
+    room = w.domain_capacity()
+    c.extra["count"] = float(w.fluid.count)
+    c.extra["capacity"] = round(room, 1)
+    c.extra["dropped"] = float(tap.dropped)
+    c.value = fastest
+    c.ok = w.fluid.count <= room + 1.0 and fastest < 200.0 and w.check().ok
+    c.bound = "count <= capacity, fastest (8-10 s) < 200"
+
+
 RUNNERS = {"float": _float_or_sink, "sink": _float_or_sink, "rest": _rest, "calm": _calm,
-           "walls": _walls, "vary": _vary, "contrast": _contrast}
+           "walls": _walls, "vary": _vary, "contrast": _contrast, "pour": _pour}
 CONTRASTS = (0.01, 0.02, 0.05, 0.1, 5.0, 10.0, 20.0, 50.0, 100.0)
 VARY_STEPS = 960
 VARIANTS = ("seed 1", "seed 2", "substeps 1", "substeps 3", "g 500", "g 1500", "tilt", "wall",
@@ -363,6 +393,9 @@ def cases(solvers: tuple[str, ...], only: tuple[str, ...], quick: bool) -> list[
                 # fluidworld.fidelity.stability.square_log_angle)
                 out += [Case("calm", s, "water", shape, r) for r in (0.5, 0.8)
                         if not (shape == "box 40x40" and r == 0.5)]
+        if "pour" in only:  # an emitter left running in a closed box: 4,000 particles offered
+            out += [Case("pour", s, depth=150.0, width=200.0),
+                    Case("pour", s, depth=80.0, width=400.0)]
         if "contrast" in only:
             out += [Case("contrast", s, "other", ratio=r, depth=50.0, width=300.0)
                     for r in (CONTRASTS[:1] + CONTRASTS[-1:] if quick else CONTRASTS)]
@@ -399,7 +432,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0))
                     if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
-    ap.add_argument("--only", default="float,sink,rest,calm,walls,vary,contrast")
+    ap.add_argument("--only", default="float,sink,rest,calm,walls,vary,contrast,pour")
     ap.add_argument("--solvers", default="srd,ddr,constraint")
     ap.add_argument("--quick", action="store_true", help="fewer shapes, one depth")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N cases")
