@@ -64,8 +64,8 @@ FILL_CLEARANCE = 0.7
 #: area (the box less the solid cover of its pressure cells) at the solver's rest density: a
 #: closed box has no room for more. Poured on (a 200 x 150 box, an emitter at 400 particles/s,
 #: 16 s), SRD packed 4.3x the box's particles into it, the constraint solver sprayed at the speed
-#: cap from 1.3x (the first second over 1.1x: 630 units/s), and ``ddr`` slowed to minutes a
-#: step as its passes and neighbours grew with the packing.
+#: cap from 1.3x (at 1.07x its fastest particle moved at 630 units/s), and ``ddr`` slowed to
+#: minutes a step as its passes and neighbours grew with the packing.
 FULL_DOMAIN = 1.0
 
 #: The closest fill ``spacing`` the fill helpers take, in particle spacings (``r_L``): half the
@@ -412,9 +412,10 @@ class FluidHelpers:
     def domain_capacity(self) -> float:
         """The particles that fill the domain's free area at the fluid's rest density: the
         box less the solid cover of its pressure cells (walls and bodies, as the coupling last
-        laid it), times :data:`FULL_DOMAIN`. Emitters stop adding particles while the fluid
-        holds this many (they count the rest in ``Emitter.dropped``): a closed box poured full
-        takes no more."""
+        laid it) over the particle area, times the solver's ``rest_fill`` (the number density
+        it rests at, in units of the fill lattice's: 0.9 for ``ddr``) and :data:`FULL_DOMAIN`.
+        Emitters stop adding particles while the fluid holds this many (they count the rest in
+        ``Emitter.dropped``): a closed box poured full takes no more."""
         f = self.fluid
         p = f.params
         free = max(p.width * p.height - float(f.solid_fraction.sum()) * p.a0 * p.a0, 0.0)
