@@ -417,9 +417,7 @@ class FluidHelpers:
         Emitters stop adding particles while the fluid holds this many (they count the rest in
         ``Emitter.dropped``): a closed box poured full takes no more."""
         f = self.fluid
-        p = f.params
-        free = max(p.width * p.height - float(f.solid_fraction.sum()) * p.a0 * p.a0, 0.0)
-        return FULL_DOMAIN * f.rest_fill * free / p.particle_area
+        return FULL_DOMAIN * f.rest_fill * f.free_area() / f.params.particle_area
 
     def _jet_width(self, e: Emitter) -> float:
         """The width ``e``'s particles are spread across: its own, or, where the solver takes

@@ -292,11 +292,26 @@ class ConstraintSolver:
                      # per the preset's substep: a shorter one fixes (h / h0) of the error
                      # (a fixed share of it per substep became a velocity of it / h: a pool at
                      # rest thrown to 4,100 units/s by world.step(1e-5))
-                     (self._rho0, self.params.baumgarte * f.r_l / h0,
+                     (self._rest_density(n), self.params.baumgarte * f.r_l / h0,
                       MAX_CORRECTION * f.r_l / h0, SPECULATIVE * f.r_l / h0),
                      (self._lam, self._bias, self._spec, self._a_inv))
         self._sweep(0, 1, f.vel, f.solid_vel, self._lam, self._bias, 0.0, 0.0, f.solid_impulse,
                     self._b_inv)
+
+    def _rest_density(self, n: int) -> float:
+        """The density the constraints hold: :func:`~.constraint.rest_density`'s, or, where
+        ``n`` particles overfill the domain (more than its free area holds at the fill
+        lattice's density, :meth:`~fluidworld.fluid.FluidSystem.free_area`), that much more of
+        its kernel sum. A closed box holds the fluid compressed, evenly: with constraints it
+        cannot meet everywhere the solver pushed particles apart every substep (a 200 x 150
+        box full of water with a 60 x 60 body of density 2 pushed in, 1.13x: 1,600-2,400
+        units/s for 6 s and the body held near the top; now ~100-270 from the second second
+        and the body on the floor)."""
+        f = self.fluid
+        assert f is not None
+        free = f.free_area()
+        over = n * f.params.particle_area / free if free > 0.0 else 1.0
+        return self._rho0 if over <= 1.0 else 1.0 + (self._rho0 - 1.0) * over
 
     def _solve(self, h: float) -> None:
         """Velocity sweeps (no bias: the fluid's momentum), then position sweeps on a separate

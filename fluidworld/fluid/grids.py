@@ -123,3 +123,10 @@ class GridStore:
     def cell_density(self) -> NDArray[np.float64]:
         """Density ratio per cell (particles + solid cover) / gamma, from the last step."""
         return self.cell_count / self.params.gamma
+
+    def free_area(self) -> float:
+        """The domain's area less the solid cover of its pressure cells (:attr:`solid_fraction`,
+        walls and bodies as the coupling last laid it; 0 before it has): the room the fluid
+        has."""
+        p = self.params
+        return max(p.width * p.height - float(self.solid_fraction.sum()) * p.a0 * p.a0, 0.0)
