@@ -126,7 +126,7 @@ class GridStore:
 
     def free_area(self) -> float:
         """The domain's area less the solid cover of its pressure cells (:attr:`solid_fraction`,
-        walls and bodies as the coupling last laid it; 0 before it has): the room the fluid
-        has."""
+        walls and bodies as the coupling last laid it; no cover before its first step): the
+        room the fluid has."""
         p = self.params
         return max(p.width * p.height - float(self.solid_fraction.sum()) * p.a0 * p.a0, 0.0)
