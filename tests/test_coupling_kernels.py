@@ -257,7 +257,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
     a = fresh()
     params = (f.params.gamma, c.a0, half_layer, c.spacing_interior, True, c._kick[0],
               c._kick[1], measure, c._col_w, near, far, 0.5, True, -gy * h,
-              prm.drag * layer * h, f.r_l, 0.0, per_body)
+              prm.drag * layer * h, f.r_l, 0.0, per_body, f.params.width)
     vmax_a = K.exchange_impulses(
         (f.pos, a["vel"], f.mat, f.count, f._start_pos, f._cell_of), c._mats_group(), cells,
         c._bins_group(), bodies(a), c._outline_group(), c._interior, c._surface, c._starts,
@@ -275,6 +275,7 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
         vmax_b = K.column_tops(f.pos, b["vel"], f.count, c.a0, f.cell_count, f.solid_fraction,
                                f.params.gamma, c._col_w, b["tops"])
         K.cap_columns(f.solid_pos[nw:], len(f.solid_pos) - nw, b["tops"], c._col_w, c.a0)
+        K.cap_side_columns(b["tops"], c._col_w, f.params.width)
     K.water_levels(b["box"], b["tops"], c._col_w, f.solid_fraction, c.a0, half_layer, near, far,
                    0.5, b["levels"])
     b["levels"][~c.dynamic & (b["levels"][:, 1] == K.DRY_LEVEL)] = np.nan

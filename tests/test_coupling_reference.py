@@ -652,3 +652,15 @@ def test_wall_crossing(seed: int) -> None:
                 if info is not None:
                     close(got[1:], (info.alpha, *info.normal), 1e-9)
         assert hits > 10
+
+
+def test_cap_side_columns_leaves_the_walls_columns_without_a_level() -> None:
+    """Columns not wholly a column's width inside the domain's sides get NaN (passable, no
+    level); dry ones stay dry. Width 32 in 5-unit columns: [0, 5) by the left wall, and
+    [25, 30) and the part-column [30, 32) by the right one."""
+    tops = np.array([10.0, 11.0, 12.0, -np.inf, 13.0, 14.0, 15.0])
+    surface.cap_side_columns(tops, 5.0, 32.0)
+    np.testing.assert_array_equal(tops, [NAN, 11.0, 12.0, -np.inf, 13.0, NAN, NAN])
+    dry = np.array([-np.inf, 1.0, 2.0, -np.inf])  # width 20: [5, 15) is inside
+    surface.cap_side_columns(dry, 5.0, 20.0)
+    np.testing.assert_array_equal(dry, [-np.inf, 1.0, 2.0, -np.inf])

@@ -71,6 +71,7 @@ from .surface import (
     DRY_LEVEL,
     body_rows_range,
     cap_columns,
+    cap_side_columns,
     column_tops,
     column_tops_parallel,
     sample_bounds,
@@ -409,10 +410,11 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
        fluid (``out_normal``: their surface normals, body-local);
     2. :func:`pressure_impulses` (if ``push``): the pressure stage's push on the cover, with the
        density profiles ``prof`` of the last measure;
-    3. :func:`sample_bounds`, :func:`column_tops` (if ``measure``, or no level is known yet) and
-       :func:`water_levels`: the water level beside each body; then, where measured and no
-       fixed density is given (``rho_fixed <= 0``), the fluid's density beside each body row by
-       row (:func:`~.buoyancy.cell_densities` over the particles of the bodies' rows,
+    3. :func:`sample_bounds`, :func:`column_tops` (if ``measure``, or no level is known yet;
+       then :func:`cap_columns` and :func:`cap_side_columns`) and :func:`water_levels`: the
+       water level beside each body; then, where measured and no fixed density is given
+       (``rho_fixed <= 0``), the fluid's density beside each body row by row
+       (:func:`~.buoyancy.cell_densities` over the particles of the bodies' rows,
        :func:`~.buoyancy.density_profiles` into ``prof``);
     4. :func:`submerged_areas` and, if ``buoyancy``, :func:`~.buoyancy.surface_buoyancy`
        (``g_h`` = ``|g| h``);
@@ -428,12 +430,13 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     * ``scratch``: ``(tops, cell_rho, cell_n, prof_sum, prof_n, drag_jt, drag_m)``;
     * ``params``: ``(gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure,
       col_w, near, far, min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed,
-      per_body)``; with ``per_body`` (the samples grouped by body, ``starts`` their runs) steps
-      1, 2, 3's :func:`sample_bounds`, 4 and 5's impulses on the bodies run one body per task
-      in parallel (:mod:`.per_body`), with the same results.
+      per_body, width)`` (``width``: the domain's, :func:`cap_side_columns`); with
+      ``per_body`` (the samples grouped by body, ``starts`` their runs) steps 1, 2, 3's
+      :func:`sample_bounds`, 4 and 5's impulses on the bodies run one body per task in
+      parallel (:mod:`.per_body`), with the same results.
     """
     (gamma, a0, half_layer, spacing, push, kick_x, kick_y, measure, col_w, near, far,
-     min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed, per_body) = params
+     min_clean, buoyancy, g_h, drag_coef, r_l, rho_fixed, per_body, width) = params
     awash = (SPARSE_RATIO * gamma, half_layer)  # see fluid_forces.pressure_impulses
     if per_body:
         contact_pressure_bounds_parallel(starts, outline, interior, bodies, cells,
@@ -505,6 +508,7 @@ def _levels_and_profiles(fluid, mats, cells, bins, bodies, outline, scratch, par
         else:
             vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
         cap_columns(out_pos, out_pos.shape[0], tops, col_w, a0)
+        cap_side_columns(tops, col_w, params[18])
     water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
     for b in range(nb):  # dry is for bodies that move: a wall's cover counts whole, as solid
         if not dynamic[b] and levels[b, 1] == DRY_LEVEL:

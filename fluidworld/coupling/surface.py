@@ -15,7 +15,7 @@ from numba import njit, prange
 from .buoyancy import _level_at
 
 __all__ = ["submerged_areas", "sample_bounds", "column_tops", "column_tops_parallel",
-           "cap_columns", "water_levels", "body_rows_range", "DRY_LEVEL"]
+           "cap_columns", "cap_side_columns", "water_levels", "body_rows_range", "DRY_LEVEL"]
 
 #: The water level of a body with no water beside it: far below anything.
 DRY_LEVEL = -1e30
@@ -147,6 +147,20 @@ def cap_columns(out_pos, m, tops, col_w, reach):
         c = int(x * inv)
         if c < ncol and tops[c] < out_pos[k, 1] <= tops[c] + reach:
             tops[c] = np.nan  # water, but no free surface: passable, not a level
+
+
+@njit(cache=True)
+def cap_side_columns(tops, col_w, width):
+    """Columns not wholly at least a column's width inside the domain's side walls are no
+    level either (NaN, passable, as :func:`cap_columns` leaves them; dry ones stay dry). The
+    fluid keeps off a wall and stacks against it in columns of its own, so the top of the
+    column by a wall is not the surface: in a pool 320 wide, filled 100 deep and resting, the
+    wall columns' tops read 96.1 and 92.8 where the columns between read 99.6. A 72 x 24 box
+    of 0.4 floating 12 units from the right wall had that column for its whole level on the
+    wall's side and floated at 0.342 (0.405 without it; read on its open side)."""
+    for c in range(tops.shape[0]):
+        if (c * col_w < col_w or (c + 1) * col_w > width - col_w) and math.isfinite(tops[c]):
+            tops[c] = np.nan
 
 
 @njit(cache=True)
