@@ -121,6 +121,7 @@ class StepHelpers:
         self.steps += 1
         f.steps += 1
         self._flush()
+        self.coupler.report_motion(f.params.gravity)  # velocities as the bodies move
         self._warn_if_no_buoyancy()
 
     def settle_fluid(self, seconds: float = 1.0) -> int:
@@ -180,6 +181,7 @@ class StepHelpers:
         return max(1, math.ceil(dt / p.h - 1e-9)), dt
 
     def _begin_step(self) -> None:
+        self.coupler.restore_velocities()  # pymunk's own, as the last step left them
         self._flush()
         self._zero_non_finite_velocities()
         self._adopt_static_shapes()

@@ -251,6 +251,59 @@ class BodyIO:
         self._inv_apply = np.where(wet, np.divide(1.0, m_eff, out=np.zeros_like(inv),
                                                   where=m_eff > 0.0), inv)
 
+    def remember_drift(self, h: float) -> None:
+        """Where each body's centre of gravity is before pymunk's coming step of ``h``
+        (:meth:`report_motion` measures the drift from it). The ``exchange`` stage calls it."""
+        self._drift_from = (self.bodies, self.state[:, 7:9].copy(), h)
+
+    def report_motion(self, gravity: tuple[float, float]) -> None:
+        """Between steps, each dynamic body's velocity says how it moves.
+
+        The fluid's impulses reach a body before pymunk's step, whose gravity kick comes after
+        the move (pymunk moves the bodies first): after a step, a body floating at rest had
+        ``g h`` in its velocity (-7.5 units/s at the game preset) that the next step's first
+        impulse takes out again. Each body that drifted over the last substep by other than
+        its velocity gets the velocity it drifted with (its centre's move over the substep;
+        a body lying on the floor under water keeps ~0); :meth:`restore_velocities` puts
+        back the velocity pymunk left before the next step, so the steps are the same to the
+        bit. Only bodies in the water: one in the air keeps pymunk's velocity after its
+        gravity kick, as pymunk reports a falling body. A move further than ``4 |g| h`` from
+        the velocity (a body put somewhere by its position) is left alone. Call it after the
+        step's last ``read_bodies`` (``settle``).
+        """
+        self._prepaid: list[tuple[pymunk.Body, tuple[float, float], tuple[float, float]]] = []
+        last = getattr(self, "_drift_from", None)
+        n = len(self.bodies)
+        if last is None or last[0] is not self.bodies or len(last[1]) != n or last[2] <= 0.0:
+            return
+        moved = (self.state[:, 7:9] - last[1]) / last[2] - self.state[:, 4:6]
+        ok = np.hypot(moved[:, 0], moved[:, 1]) <= 4.0 * math.hypot(*gravity) * last[2]
+        wet = np.asarray(getattr(self, "submerged_area", np.zeros(n))) > 0.0
+        if len(wet) != n:
+            return
+        for k in np.flatnonzero(ok & self.dynamic & wet).tolist():
+            b = self.bodies[k]
+            if b.space is None:
+                continue
+            v = b.velocity
+            now = (v.x + float(moved[k, 0]), v.y + float(moved[k, 1]))
+            b.velocity = now
+            self._prepaid.append((b, (v.x, v.y), now))
+
+    def restore_velocities(self) -> None:
+        """Undo :meth:`report_motion` before a step: a body whose velocity is still the one it
+        set gets pymunk's back exactly; one whose velocity the game changed since keeps the
+        change, less the part reported; one out of its space is left as it is."""
+        for b, before, now in getattr(self, "_prepaid", ()):
+            if b.space is None:  # taken out of its space since: the game's now
+                continue
+            v = b.velocity
+            if (v.x, v.y) == now:
+                b.velocity = before
+            else:
+                b.velocity = (v.x - (now[0] - before[0]), v.y - (now[1] - before[1]))
+        self._prepaid = []
+
     def _limit_speed(self, J: NDArray[np.float64], tau: NDArray[np.float64]) -> None:
         """A safety net: the fluid's impulses of a substep take no body faster than
         ``max(|v| + SPEED_SLACK |g| h, 2 vmax)``, twice the particles' speed limit

@@ -498,6 +498,7 @@ class Coupler(SampleLayout, BodyIO):
             # the pressure of the level's column acts along -y (the level is a height)
             bool(self.adds_buoyancy() and gy < 0.0), -gy * h, prm.drag * layer * h,
             f.r_l, self.rho_fixed, self._per_body(), f.params.width)
+        self.remember_drift(h)
         # one kernel call for the whole stage, its arrays passed in groups (see .kernels)
         self._vmax = K.exchange_impulses(
             self._fluid_group(), self._mats_group(), self._cells_group(), self._bins_group(),
