@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pymunk
 import pytest
 
 from fluidworld.coupling import CouplingParams
@@ -270,3 +271,20 @@ def test_a_box_by_a_side_wall_floats_at_its_draft() -> None:
             fr.append(B.submerged_fraction(e, B.surface_beside(w, x0, 1e9)))
     assert abs(float(np.mean(fr)) - 0.4) <= 0.03, np.mean(fr)
 
+
+
+def test_a_box_by_a_static_wall_floats_at_its_draft() -> None:
+    """The same by a vertical segment (radius 2) standing in the pool: the column beside the
+    wall gives no level (``surface.cap_wall_columns``). When it did, it was the box's whole
+    level on that side and read 94.4 where the water stood at ~100: the box floated at 0.340."""
+    w = World(420.0, 220.0)
+    w.space.add(pymunk.Segment(w.space.static_body, (327.0, 0.0), (327.0, 200.0), 2.0))
+    w.add_fluid_rect(0.0, 0.0, 325.0, 100.0)
+    e = w.add_box((325.0 - 12.0 - 36.0, 113.0), (72.0, 24.0), density=0.4)
+    fr = []
+    for i in range(960):
+        w.step()
+        if i >= 480 and i % 3 == 0:
+            x0 = w.coupler.body_box[w.coupler.body_index(e.body)][0]
+            fr.append(B.submerged_fraction(e, B.surface_beside(w, x0, 1e9)))
+    assert abs(float(np.mean(fr)) - 0.4) <= 0.03, np.mean(fr)

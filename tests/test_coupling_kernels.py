@@ -276,6 +276,8 @@ def test_exchange_driver_runs_the_stage_kernels_in_order(measure: bool, per_body
                                f.params.gamma, c._col_w, b["tops"])
         K.cap_columns(f.solid_pos[nw:], len(f.solid_pos) - nw, b["tops"], c._col_w, c.a0)
         K.cap_side_columns(b["tops"], c._col_w, f.params.width)
+        K.cap_wall_columns(f.solid_pos[nw:], c._out_owner, c.dynamic, len(f.solid_pos) - nw,
+                           b["tops"], c._col_w, c.a0)
     K.water_levels(b["box"], b["tops"], c._col_w, f.solid_fraction, c.a0, half_layer, near, far,
                    0.5, b["levels"])
     b["levels"][~c.dynamic & (b["levels"][:, 1] == K.DRY_LEVEL)] = np.nan

@@ -664,3 +664,19 @@ def test_cap_side_columns_leaves_the_walls_columns_without_a_level() -> None:
     dry = np.array([-np.inf, 1.0, 2.0, -np.inf])  # width 20: [5, 15) is inside
     surface.cap_side_columns(dry, 5.0, 20.0)
     np.testing.assert_array_equal(dry, [-np.inf, 1.0, 2.0, -np.inf])
+
+
+def test_cap_wall_columns_leaves_the_columns_beside_a_wall_without_a_level() -> None:
+    """The columns either side of an outline sample of a shape that is not dynamic, the sample
+    above their top by at most ``reach``, get NaN; a dynamic body's sample, one too high, one
+    under the top and a dry column change nothing."""
+    tops = np.array([10.0, 10.0, 10.0, 10.0, -np.inf, 10.0, 10.0, 10.0])
+    out = np.array([[12.0, 15.0],   # wall, column 2: columns 1 and 3
+                    [27.0, 14.0],   # wall, column 5: column 6 (4 is dry)
+                    [37.0, 30.0],   # wall, too high above column 7's neighbours
+                    [2.0, 5.0],     # wall, under the tops
+                    [32.0, 12.0]])  # a dynamic body's, column 6: nothing
+    owner = np.array([0, 0, 0, 0, 1])
+    dynamic = np.array([False, True])
+    surface.cap_wall_columns(out, owner, dynamic, len(out), tops, 5.0, 10.0)
+    np.testing.assert_array_equal(tops, [10.0, NAN, 10.0, NAN, -np.inf, 10.0, NAN, 10.0])

@@ -72,6 +72,7 @@ from .surface import (
     body_rows_range,
     cap_columns,
     cap_side_columns,
+    cap_wall_columns,
     column_tops,
     column_tops_parallel,
     sample_bounds,
@@ -509,6 +510,7 @@ def _levels_and_profiles(fluid, mats, cells, bins, bodies, outline, scratch, par
             vmax = column_tops(f_pos, f_vel, n, a0, cell_count, solid_frac, gamma, col_w, tops)
         cap_columns(out_pos, out_pos.shape[0], tops, col_w, a0)
         cap_side_columns(tops, col_w, params[18])
+        cap_wall_columns(out_pos, outline[1], dynamic, out_pos.shape[0], tops, col_w, a0)
     water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean, levels)
     for b in range(nb):  # dry is for bodies that move: a wall's cover counts whole, as solid
         if not dynamic[b] and levels[b, 1] == DRY_LEVEL:

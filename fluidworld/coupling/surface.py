@@ -15,7 +15,8 @@ from numba import njit, prange
 from .buoyancy import _level_at
 
 __all__ = ["submerged_areas", "sample_bounds", "column_tops", "column_tops_parallel",
-           "cap_columns", "cap_side_columns", "water_levels", "body_rows_range", "DRY_LEVEL"]
+           "cap_columns", "cap_side_columns", "cap_wall_columns", "water_levels",
+           "body_rows_range", "DRY_LEVEL"]
 
 #: The water level of a body with no water beside it: far below anything.
 DRY_LEVEL = -1e30
@@ -162,6 +163,27 @@ def cap_side_columns(tops, col_w, width):
         if (c * col_w < col_w or (c + 1) * col_w > width - col_w) and math.isfinite(tops[c]):
             tops[c] = np.nan
 
+
+@njit(cache=True)
+def cap_wall_columns(out_pos, owner, dynamic, m, tops, col_w, reach):
+    """Columns beside a wall are no level either (NaN, as :func:`cap_columns`): a column one
+    either side of an outline sample of a shape that is not dynamic (a wall, a static polygon,
+    a kinematic platform) lying above the column's top by at most ``reach``. The fluid stacks
+    against a wall in columns of its own, whose tops are not the surface (see
+    :func:`cap_side_columns`); a dynamic body's own columns are its level's and stay."""
+    ncol = tops.shape[0]
+    inv = 1.0 / col_w
+    for k in range(m):
+        if dynamic[owner[k]]:
+            continue
+        x = out_pos[k, 0]
+        y = out_pos[k, 1]
+        if not x >= 0.0:
+            continue
+        c = int(x * inv)
+        for cc in (c - 1, c + 1):
+            if 0 <= cc < ncol and tops[cc] < y <= tops[cc] + reach:
+                tops[cc] = np.nan
 
 @njit(cache=True)
 def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean,
