@@ -412,10 +412,10 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
     2. :func:`pressure_impulses` (if ``push``): the pressure stage's push on the cover, with the
        density profiles ``prof`` of the last measure;
     3. :func:`sample_bounds`, :func:`column_tops` (if ``measure``, or no level is known yet;
-       then :func:`cap_columns` and :func:`cap_side_columns`) and :func:`water_levels`: the
-       water level beside each body; then, where measured and no fixed density is given
-       (``rho_fixed <= 0``), the fluid's density beside each body row by row
-       (:func:`~.buoyancy.cell_densities` over the particles of the bodies' rows,
+       then :func:`cap_columns`, :func:`cap_side_columns` and :func:`cap_wall_columns`) and
+       :func:`water_levels`: the water level beside each body; then, where measured and no
+       fixed density is given (``rho_fixed <= 0``), the fluid's density beside each body row
+       by row (:func:`~.buoyancy.cell_densities` over the particles of the bodies' rows,
        :func:`~.buoyancy.density_profiles` into ``prof``);
     4. :func:`submerged_areas` and, if ``buoyancy``, :func:`~.buoyancy.surface_buoyancy`
        (``g_h`` = ``|g| h``);

@@ -185,6 +185,7 @@ def cap_wall_columns(out_pos, owner, dynamic, m, tops, col_w, reach):
             if 0 <= cc < ncol and tops[cc] < y <= tops[cc] + reach:
                 tops[cc] = np.nan
 
+
 @njit(cache=True)
 def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, min_clean,
                  out_level):
