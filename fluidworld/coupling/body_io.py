@@ -80,6 +80,7 @@ class BodyIO:
     _inv_apply: NDArray[np.float64]
     _rho_table: NDArray[np.float64]
     _batch_vel: NDArray[np.float64]
+    submerged_area: NDArray[np.float64]
     _records: dict[pymunk.Shape, Any]  # the coupler's shape records
     #: The coupled shapes that were out of their Space at the last full read.
     _out_of_space: tuple[pymunk.Shape, ...] = ()
@@ -278,10 +279,7 @@ class BodyIO:
             return
         moved = (self.state[:, 7:9] - last[1]) / last[2] - self.state[:, 4:6]
         ok = np.hypot(moved[:, 0], moved[:, 1]) <= 4.0 * math.hypot(*gravity) * last[2]
-        wet = np.asarray(getattr(self, "submerged_area", np.zeros(n))) > 0.0
-        if len(wet) != n:
-            return
-        for k in np.flatnonzero(ok & self.dynamic & wet).tolist():
+        for k in np.flatnonzero(ok & self.dynamic & (self.submerged_area > 0.0)).tolist():
             b = self.bodies[k]
             if b.space is None:
                 continue
