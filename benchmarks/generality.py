@@ -386,7 +386,7 @@ def cases(solvers: tuple[str, ...], only: tuple[str, ...], quick: bool) -> list[
                                  (314.0, 100.0), (1024.0, 120.0)):
                 out.append(Case("rest", s, depth=depth, width=width))
         if "walls" in only:
-            out += [Case("walls", s, shape=sh) for sh in (WALLS if s == "srd" else WALLS[:1])]
+            out += [Case("walls", s, shape=sh) for sh in WALLS]
         if "calm" in only and s == "srd":
             for shape in _shapes(quick):
                 # a square log of 0.5 is not calm flat: it turns corner down (45 degrees; see
