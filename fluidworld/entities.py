@@ -144,12 +144,40 @@ class Drain(Entity):
     """A rectangle that removes the fluid particles that reach it.
 
     Attributes:
-        rect: ``(x0, y0, x1, y1)``. removed: Particles removed so far.
+        rect: ``(x0, y0, x1, y1)``; it may be changed at any time (move the drain), checked
+            when set with the errors of :meth:`World.add_drain`. removed: Particles removed
+            so far.
     """
 
     rect: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     removed: int = 0
     kind: str = "drain"
+    _domain: tuple[float, float] | None = field(default=None, repr=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "rect" and name in self.__dict__:  # set after it was made (add_drain's)
+            value = _drain_rect(value, self._domain)
+        object.__setattr__(self, name, value)
+
+
+def _drain_rect(rect: Any, domain: tuple[float, float] | None) -> tuple[float, float, float,
+                                                                         float]:
+    """``rect`` as four finite floats with ``x1 > x0``, ``y1 > y0`` and some of it inside
+    ``domain`` (``(width, height)``, if given); else the error that names it."""
+    try:
+        x0, y0, x1, y1 = (_finite("rect", v) for v in rect)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and "finite" in str(exc):
+            raise
+        raise TypeError(f"rect must be (x0, y0, x1, y1), got {rect!r}") from None
+    if x1 <= x0 or y1 <= y0:
+        raise ValueError(f"rect must have x1 > x0 and y1 > y0, got {rect!r}")
+    if domain is not None:
+        w, h = domain
+        if x1 <= 0.0 or y1 <= 0.0 or x0 >= w or y0 >= h:
+            raise ValueError(f"rect {rect!r} lies outside the domain (0, 0)-({w:g}, {h:g}): "
+                             f"it could never drain anything")
+    return (x0, y0, x1, y1)
 
 
 def _at_least_0(name: str, v: Any) -> float:

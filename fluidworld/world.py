@@ -454,8 +454,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
 
         Raises:
             RuntimeError: Called during a step.
-            TypeError: A system that pickle cannot save (a lambda, or a function defined
-                inside another), named.
+            TypeError: A system or an entity's data that pickle cannot save (a lambda, or a
+                function defined inside another), named.
         """
         if self._stepping:
             raise RuntimeError("snapshot() cannot be called during a step")
@@ -471,6 +471,15 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                         "functions by name, so a lambda or a function defined inside another "
                         "cannot be; use a module-level function or an object with "
                         "update(world, h)") from exc
+            for e in self.entities:
+                for key, value in getattr(e, "data", {}).items():
+                    try:
+                        pickle.dumps(value)
+                    except Exception:
+                        raise TypeError(
+                            f"the {e.kind} entity {e.id}'s data[{key!r}] cannot be saved "
+                            f"({exc}): keep what pickle can save in entity data (a lambda or a "
+                            "function defined inside another cannot be)") from exc
             raise
 
     @classmethod
@@ -483,7 +492,11 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         Raises:
             SaveError: Foreign, truncated, corrupt or newer-format data (a ``ValueError``).
         """
-        world = saving.unpack(data).get("world")
+        payload = saving.unpack(data)
+        if payload.get("kind") == "level":
+            raise saving.SaveError("this is a save of a level, not of a world (use "
+                                   "LevelSession.load)")
+        world = payload.get("world")
         if not isinstance(world, cls):
             raise saving.SaveError(f"the save holds a {type(world).__name__}, not a World")
         return world

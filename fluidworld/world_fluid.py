@@ -22,9 +22,10 @@ from .entities import (
     DrainEvent,
     Emitter,
     Entity,
+    _drain_rect,
 )
 from .fluid.binning import near_points
-from .fluid.params import _finite, _positive
+from .fluid.params import _positive
 
 if TYPE_CHECKING:
     from .coupling import Coupler
@@ -246,19 +247,8 @@ class FluidHelpers:
         the fluid rests about that far off the domain's walls (a drain 6 tall along the floor
         left a layer 24 deep). The same holds against a static shape: a drain there should
         reach 2 ``r_L`` above it."""
-        try:
-            x0, y0, x1, y1 = (_finite("rect", v) for v in rect)
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, ValueError) and "finite" in str(exc):
-                raise
-            raise TypeError(f"rect must be (x0, y0, x1, y1), got {rect!r}") from None
-        if x1 <= x0 or y1 <= y0:
-            raise ValueError(f"rect must have x1 > x0 and y1 > y0, got {rect!r}")
         p = self.fluid.params
-        if x1 <= 0.0 or y1 <= 0.0 or x0 >= p.width or y0 >= p.height:
-            raise ValueError(f"rect {rect!r} lies outside the domain (0, 0)-({p.width:g}, "
-                             f"{p.height:g}): it could never drain anything")
-        d = Drain(rect=(x0, y0, x1, y1))
+        d = Drain(rect=_drain_rect(rect, (p.width, p.height)), _domain=(p.width, p.height))
         self._drains.append(d)
         return self._register(d)  # type: ignore[return-value]
 

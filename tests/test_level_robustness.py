@@ -266,6 +266,8 @@ class Meta(Level):
     'height = "tall"',
     "gravity = (0.0,)",
     'fluid_params = "fast"',
+    'fluid_params = {"substep": 3}',  # not a keyword of FluidParams.game
+    'fluid_params = {"a0": -1}',
 ])
 def test_bad_metadata_is_reported_at_its_line_before_anything_runs(tmp_path: Path,
                                                                    line: str) -> None:

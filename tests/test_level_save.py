@@ -140,3 +140,13 @@ def test_another_levels_save_switches_the_session_to_that_level(tmp_path: Path) 
     other.load(tmp_path / "yard.sav")
     assert (other.name, other.title, other.level_file) == ("yard", "yard", yard.resolve())
     assert other.reload() and other.title == "yard"  # R rebuilds the loaded level
+
+
+def test_a_level_save_given_to_world_load_says_what_it_is(tmp_path: Path) -> None:
+    from fluidworld import World
+
+    path = tmp_path / "yard.py"
+    path.write_text(LEVEL.format(joint=False))
+    _play(path, 5).save(tmp_path / "yard.sav")
+    with pytest.raises(SaveError, match="save of a level.*LevelSession.load"):
+        World.load(tmp_path / "yard.sav")

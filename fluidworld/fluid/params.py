@@ -115,8 +115,9 @@ class Material:
             5 % of its sub-cell velocity per substep (unless ``damping`` says otherwise). 0 is
             the paper's energy-conserving SRD. With ``ddr`` and ``constraint`` it runs only from
             ``solver.VISCOUS_MATERIAL_NU`` (1,000) up: below, their own knobs set the flow.
-            The measured ``nu`` is SRD's own (~1,650 px^2/s at ``srd_alpha = pi/2``, ~1,000 at
-            ``pi/3``, game preset) plus ~1.1-1.25x this value (docs/architecture.md, table).
+            The measured ``nu`` is SRD's own (~1,100 px^2/s at ``srd_alpha = pi/2``, water;
+            ~600 at ``pi/3``, oil; game preset) plus ~1.05-1.13x this value
+            (``benchmarks/fidelity.py``, README's table).
         wall_mode: What a particle that crosses a wall does: ``"bounce"`` mirrors the normal
             velocity (scaled by ``restitution``), ``"adhere"`` keeps only ``1 - adhesion`` of the
             velocity.

@@ -148,7 +148,12 @@ class ParticleStore(SpringStore):
         if velocities is None:
             vel = np.zeros((k, 2))
         else:
-            vel = np.broadcast_to(np.asarray(velocities, dtype=np.float64), (k, 2))
+            given = np.asarray(velocities, dtype=np.float64)
+            try:
+                vel = np.broadcast_to(given, (k, 2))
+            except ValueError:
+                raise ValueError(f"velocities must be one (vx, vy) or one per position "
+                                 f"({k}, 2), got shape {given.shape}") from None
         if not np.isfinite(pos).all():
             raise ValueError("positions must be finite (found NaN or inf)")
         if not np.isfinite(vel).all():

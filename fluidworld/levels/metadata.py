@@ -145,6 +145,13 @@ def check_metadata(level: Level) -> None:
                 level, attribute,
                 f"{type(level).__name__}.{attribute} must be {allowed}, got {value!r}",
             )
+    try:  # the keywords and values themselves, at the level's size and gravity
+        level.make_params()
+    except (TypeError, ValueError) as exc:
+        raise MetadataError(
+            level, "fluid_params", f"{type(level).__name__}.fluid_params must be keyword "
+            f"arguments FluidParams.game takes, got {dict(level.fluid_params)!r}: {exc}"
+        ) from None
 
 
 def check_pour_material(level: Level, world: Any) -> None:
