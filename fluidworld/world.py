@@ -233,7 +233,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         if own_space if bounds is None else bounds:
             self.bounds = self._make_bounds()
         self.attach_static = bool(attach_static)
-        self._shape_count = -1
+        self._shapes_seen: frozenset[int] = frozenset()
+        self._waiting: list[pymunk.Shape] = []
         self._refused: set[pymunk.Shape] = set()
         self._adopt_static_shapes()
 
@@ -393,27 +394,6 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                 self._emitters.remove(e)
 
     # ------------------------------------------------------------------ the user's Space
-    def _adopt_static_shapes(self) -> None:
-        """Couple the Space's static shapes that nobody attached (see ``attach_static``)."""
-        if not self.attach_static:
-            return
-        shapes = self.space.shapes
-        if len(shapes) == self._shape_count:
-            return
-        known = set(self.coupler.shapes) | set(self.bounds) | self._refused
-        for s in shapes:
-            body = s.body
-            if (s in known or s.sensor or body is None
-                    or body.body_type != pymunk.Body.STATIC):
-                continue
-            try:
-                self.attach(s, kind="wall")
-            except (TypeError, ValueError) as exc:
-                warnings.warn(f"the static shape {s!r} in the Space holds no water: {exc}",
-                              RuntimeWarning, stacklevel=3)
-                self._refused.add(s)
-        self._shape_count = len(self.space.shapes)
-
     def _follow_space_gravity(self) -> None:
         """One gravity for water and bodies: the fluid takes a change of the Space's; on the
         World's own Space, the Space takes a change of ``fluid.params.gravity``."""

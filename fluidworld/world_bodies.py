@@ -60,6 +60,10 @@ class BodyHelpers:
     bounds: tuple[pymunk.Shape, ...]
     _body_refs: dict[pymunk.Body, int]
     _slots: list[Entity | None]
+    attach_static: bool
+    _shapes_seen: frozenset[int]
+    _waiting: list[pymunk.Shape]
+    _refused: set[pymunk.Shape]
 
     if TYPE_CHECKING:
         def _register(self, e: Entity) -> Entity: ...
@@ -123,20 +127,98 @@ class BodyHelpers:
         if body is not self.space.static_body and body not in self.space.bodies:
             to_add.append(body)
         to_add.extend(s for s in (*shapes, *sensors) if s not in self.space.shapes)
-        geos = [geometry_of(s) for s in shapes]  # TypeError for unsupported shapes, first
+        for s in shapes:
+            geometry_of(s)  # TypeError for unsupported shapes, first
         self._check_reach(shapes)
         if to_add:
             self.space.add(*to_add)
         for s in shapes:
             self.coupler.add_shape(s)
-        boxes = np.array([local_bounds(g) for g in geos])
-        size = (float(boxes[:, 2].max() - boxes[:, 0].min()),
-                float(boxes[:, 3].max() - boxes[:, 1].min()))
-        h = BodyHandle(kind=kind, body=body, shapes=tuple(shapes), sprite=sprite, size=size,
-                       area=float(sum(shape_area(g) for g in geos)), _owns_body=owns_body,
-                       _sensors=tuple(s for s in sensors if s in to_add), _world=self)
+        h = BodyHandle(kind=kind, body=body, shapes=tuple(shapes), sprite=sprite,
+                       _owns_body=owns_body, _sensors=tuple(s for s in sensors if s in to_add),
+                       _world=self)
+        self._measure_handle(h)
         self._body_refs[body] = self._body_refs.get(body, 0) + 1
         return self._register(h)  # type: ignore[return-value]
+
+    def _adopt_static_shapes(self) -> None:
+        """Couple what the game put into the Space since the last step: its static shapes that
+        nobody attached (see ``attach_static``), and shapes added to a body coupled already
+        (they join its handle). Sensors hold no water; one the game turns solid later is
+        coupled then. The Space's shapes are compared as a set, not counted: a wall put back
+        where another was taken out in the same frame was missed while the count stayed."""
+        shapes = self.space.shapes
+        seen = frozenset(map(id, shapes))
+        if seen == self._shapes_seen and all(s.sensor for s in self._waiting):
+            return
+        self._shapes_seen = seen
+        self._waiting = []
+        known = set(self.coupler.shapes) | set(self.bounds) | self._refused
+        coupled = {s.body for s in known if s.body is not None and s in self.coupler.shapes}
+        for s in shapes:
+            body = s.body
+            if s in known or body is None:
+                continue
+            static = body.body_type == pymunk.Body.STATIC
+            if not (static and self.attach_static) and body not in coupled:
+                continue
+            if s.sensor:
+                self._waiting.append(s)
+            elif static:
+                self._adopt(s)
+            else:
+                self._join_handle(s)
+
+    def _adopt(self, s: pymunk.Shape) -> None:
+        """Couple a static shape of the Space as a wall, or warn once and leave it out."""
+        try:
+            self.attach(s, kind="wall")
+        except (TypeError, ValueError) as exc:
+            warnings.warn(f"the static shape {s!r} in the Space holds no water: {exc}",
+                          RuntimeWarning, stacklevel=4)
+            self._refused.add(s)
+
+    def _join_handle(self, s: pymunk.Shape) -> None:
+        """Couple a shape the game added to a body coupled already; it joins the body's
+        handle (removing the handle takes it too)."""
+        try:
+            geometry_of(s)
+        except TypeError as exc:
+            warnings.warn(f"the shape {s!r} added to a coupled body holds no water: {exc}",
+                          RuntimeWarning, stacklevel=4)
+            self._refused.add(s)
+            return
+        self.coupler.add_shape(s)
+        for h in self._slots:
+            if isinstance(h, BodyHandle) and h.body is s.body and not getattr(h, "_dead", False):
+                h.shapes = (*h.shapes, s)
+                self._measure_handle(h)
+                break
+
+    def reshape(self, shape: pymunk.Shape) -> None:
+        """Couple a shape again after you changed its geometry (pymunk's
+        ``unsafe_set_vertices``, ``unsafe_set_radius``, ``unsafe_set_endpoints``): the world
+        samples a shape when it is attached, so until then the water keeps to the old outline.
+        At the next step the fluid inside the new outline is put out of it, as for a body put
+        into water; the shape's handle gets its new area and size.
+
+        Raises:
+            TypeError: not a pymunk Circle, Segment or Poly. ValueError: the shape is not
+                coupled (attach it).
+        """
+        self.coupler.reshape(shape)
+        for h in self._slots:
+            if isinstance(h, BodyHandle) and shape in h.shapes and not getattr(h, "_dead", False):
+                self._measure_handle(h)
+
+    @staticmethod
+    def _measure_handle(h: BodyHandle) -> None:
+        """A handle's area and bounding-box size from its shapes as they are now."""
+        geos = [geometry_of(s) for s in h.shapes]
+        boxes = np.array([local_bounds(g) for g in geos])
+        h.size = (float(boxes[:, 2].max() - boxes[:, 0].min()),
+                  float(boxes[:, 3].max() - boxes[:, 1].min()))
+        h.area = float(sum(shape_area(g) for g in geos))
 
     @staticmethod
     def _surface(shape: pymunk.Shape, friction: float, elasticity: float) -> None:
@@ -290,8 +372,13 @@ class BodyHelpers:
 
         Static bodies become walls, kinematic ones push the fluid, dynamic ones go both ways.
         The body and shapes are added to the space if they are not in it yet. Sensor shapes
-        (``shape.sensor``, read here) hold no water: a body's sensors are left out of the
-        coupling (a crate's pickup radius neither clears the water nor floats the crate).
+        (``shape.sensor``) hold no water: a body's sensors are left out of the coupling (a
+        crate's pickup radius neither clears the water nor floats the crate), and a coupled
+        shape the game makes a sensor later holds none until it is solid again (read each
+        step). A shape the game adds to a coupled body later is coupled at the next step and
+        joins the body's handle. A shape's geometry is sampled here: after changing it
+        (pymunk's ``unsafe_set_vertices``, ``unsafe_set_radius``, ``unsafe_set_endpoints``),
+        call :meth:`reshape`.
 
         Raises:
             TypeError: not a pymunk Body or Shape, or an unsupported shape type.

@@ -178,7 +178,7 @@ class FluidHelpers:
         all), or within ``wall_margin`` of a static one (set-up time and checks only)."""
         inside = np.zeros(len(pts), bool)
         for s in self.coupler.shapes if shapes is None else shapes:
-            if s.space is None:  # taken out of the Space: it holds no water now
+            if s.space is None or s.sensor:  # out of the Space or a sensor: it holds no water
                 continue
             g = geometry_of(s)
             b = s.body

@@ -129,9 +129,10 @@ class BodyIO:
 
     def _follow_space(self) -> None:
         """Shapes out of their Space (a gate the game opened with ``space.remove(gate)``, a
-        body it took out) hold no water until they are back: the arrays are built again
-        whenever that set changes (read once per step)."""
-        out = tuple(s for s in self._records if s.space is None)
+        body it took out) or made sensors (``gate.sensor = True``) hold no water until they
+        are back: the arrays are built again whenever that set changes (read once per
+        step)."""
+        out = tuple(s for s in self._records if s.space is None or s.sensor)
         if out != self._out_of_space:
             self._out_of_space = out
             self._dirty = True
@@ -291,9 +292,11 @@ class BodyIO:
     def restore_velocities(self) -> None:
         """Undo :meth:`report_motion` before a step: a body whose velocity is still the one it
         set gets pymunk's back exactly; one whose velocity the game changed since keeps the
-        change, less the part reported; one out of its space is left as it is."""
+        change, less the part reported; one out of its space, or made kinematic or static
+        since, is left as it is (a kinematic body moves by its velocity alone: less the part
+        reported, a crate frozen with ``velocity = (0, 0)`` sank at ``g h`` for good)."""
         for b, before, now in getattr(self, "_prepaid", ()):
-            if b.space is None:  # taken out of its space since: the game's now
+            if b.space is None or b.body_type != pymunk.Body.DYNAMIC:  # the game's now
                 continue
             v = b.velocity
             if (v.x, v.y) == now:

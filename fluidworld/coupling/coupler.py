@@ -36,6 +36,7 @@ import pymunk
 from numpy.typing import NDArray
 
 from ..fluid.params import _finite, _flag
+from ..fluid.pressure import deposit_cells
 from . import containment as C
 from . import kernels as K
 from . import placed as P
@@ -229,6 +230,24 @@ class Coupler(SampleLayout, BodyIO):
             r.outline, r.normals = self._outline(r.geometry)
         self._dirty = True
 
+    def reshape(self, shape: pymunk.Shape) -> None:
+        """Sample a coupled shape again after its geometry changed (pymunk's
+        ``unsafe_set_vertices``, ``unsafe_set_radius``, ``unsafe_set_endpoints``); the next
+        step puts the fluid out of its new outline, as for a body put into water.
+
+        Raises:
+            TypeError: not a supported pymunk shape. ValueError: the shape is not coupled.
+        """
+        if not isinstance(shape, pymunk.Shape):
+            raise TypeError(f"shape must be a pymunk.Shape, got {type(shape).__name__}")
+        if shape not in self._records:
+            raise ValueError("shape is not coupled: attach it first (World.attach)")
+        geometry_of(shape)  # an unsupported change raises before the old samples go
+        del self._records[shape]
+        self.add_shape(shape)
+        # its body counts as put somewhere (contain_placed): the fluid leaves the new outline
+        self._pose_bodies = [b for b in getattr(self, "_pose_bodies", []) if b is not shape.body]
+
     def remove_shape(self, shape: pymunk.Shape) -> None:
         """Stop coupling a shape (no error if it was not coupled)."""
         if self._records.pop(shape, None) is not None:
@@ -304,6 +323,10 @@ class Coupler(SampleLayout, BodyIO):
                   self._margin)
         f.wall_cover_count = K.sync_geometry(self._bodies, self._outline_group(), self._interior,
                                              self._shapes, self._cells_group(), params)
+        if getattr(self, "_unmeasured", False) and f.count:  # new bodies: their levels first
+            self._measure_new(h)
+            K.sync_geometry(self._bodies, self._outline_group(), self._interior, self._shapes,
+                            self._cells_group(), params)
         # the cover past the solve's cap, which the push still pushes (free_drift weighs it)
         cover_excess(self._in_pos, self._cover_area, len(self._cover_area), self.a0,
                      f.cover_excess)
@@ -311,6 +334,24 @@ class Coupler(SampleLayout, BodyIO):
             relabel(self, f)
         if full:
             self.contain_placed(bodies_before, apply=not hold)
+
+    def _measure_new(self, h: float) -> None:
+        """The water levels beside every body now, for bodies new to the coupling (their
+        cover is laid from them). Before a world's first substep the pressure cells hold no
+        count yet: the particles are counted into scratch for it."""
+        f = self.fluid
+        self._unmeasured = False
+        cells = self._cells_group()
+        if not f.cell_count.any():
+            cnt, vel_c = np.zeros_like(f.cell_count), np.zeros_like(f.cell_velocity)
+            deposit_cells(f.pos, f.vel, f.count, self.a0, f.nx, f.ny, f.params.gamma,
+                          f.solid_fraction, f.solid_cell_velocity, cnt, vel_c,
+                          np.zeros(f.count, np.int64))
+            cells = (cnt, vel_c, *cells[2:])
+        self._vmax = K.measure_levels(
+            self._fluid_group(), self._mats_group(), cells, self._bins_group(), self._bodies,
+            self._outline_group(), self._interior, self._exchange_scratch,
+            self._exchange_params(h, True), self._vmax)
 
     def contain_placed(self, bodies_before: list[pymunk.Body] | None = None,
                        apply: bool = True) -> int:
@@ -355,6 +396,22 @@ class Coupler(SampleLayout, BodyIO):
             self._apply(self.impulse, self.angular_impulse)
         self.impulse[:], self.angular_impulse[:] = 0.0, 0.0
         return int(count)
+
+    def _exchange_params(self, h: float, measure: bool) -> tuple[Any, ...]:
+        """:func:`~.kernels.exchange_impulses`' ``params`` for a substep ``h``."""
+        f = self.fluid
+        prm = self.params
+        gy = f.params.gravity[1]
+        layer = self.spacing_outline * 0.5 * self.a0  # the drag's fluid layer, per density
+        # a solver whose contacts hold the whole pressure: no buoyancy or push on top of them
+        own = not getattr(f.solver, "contacts_carry_pressure", False)
+        return (
+            f.params.gamma, self.a0, f.r_l * math.sqrt(3.0) / 4.0, self.spacing_interior,
+            own and prm.pressure_push, self._kick[0], self._kick[1], measure,
+            self._col_w, 0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
+            # the pressure of the level's column acts along -y (the level is a height)
+            bool(self.adds_buoyancy() and gy < 0.0), -gy * h, prm.drag * layer * h,
+            f.r_l, self.rho_fixed, self._per_body(), f.params.width)
 
     def adds_buoyancy(self) -> bool:
         """Whether the exchange adds buoyancy of its own: ``params.buoyancy`` is on and the
@@ -484,20 +541,9 @@ class Coupler(SampleLayout, BodyIO):
             return
         J = self.impulse
         tau = self.angular_impulse
-        prm = self.params
-        gy = f.params.gravity[1]
-        layer = self.spacing_outline * 0.5 * self.a0  # the drag's fluid layer, per density
-        # a solver whose contacts hold the whole pressure: no buoyancy or push on top of them
-        own = not getattr(f.solver, "contacts_carry_pressure", False)
-        if not own:  # its solve moves the bodies' solids with their masses (next substep on)
-            setattr(f.solver, "body_inv_mass", self._inv_mass)  # noqa: B010
-        params = (
-            f.params.gamma, self.a0, f.r_l * math.sqrt(3.0) / 4.0, self.spacing_interior,
-            own and prm.pressure_push, self._kick[0], self._kick[1], measure,
-            self._col_w, 0.5 * self._col_w, self.a0 * (0.5 + prm.level_columns), 0.5,
-            # the pressure of the level's column acts along -y (the level is a height)
-            bool(self.adds_buoyancy() and gy < 0.0), -gy * h, prm.drag * layer * h,
-            f.r_l, self.rho_fixed, self._per_body(), f.params.width)
+        if getattr(f.solver, "contacts_carry_pressure", False):  # its solve moves the bodies'
+            setattr(f.solver, "body_inv_mass", self._inv_mass)  # noqa: B010  solids with them
+        params = self._exchange_params(h, measure)
         self.remember_drift(h)
         # one kernel call for the whole stage, its arrays passed in groups (see .kernels)
         self._vmax = K.exchange_impulses(

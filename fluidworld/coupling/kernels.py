@@ -100,6 +100,7 @@ __all__ = [
     "water_levels",
     "submerged_areas",
     "drag_impulses",
+    "measure_levels",
     "sample_bounds",
     "pressure_impulses",
     "submerged_cover",
@@ -462,6 +463,17 @@ def exchange_impulses(fluid, mats, cells, bins, bodies, outline, interior, surfa
             drag_impulses(outline, bodies, (f_pos, f_vel, f_mat, n), mats[0], bins, a0, r_l,
                           drag_coef, drag_scratch)
     return vmax
+
+
+@njit(cache=True)
+def measure_levels(fluid, mats, cells, bins, bodies, outline, interior, scratch, params, vmax):
+    """The water level beside each body and the density of the fluid beside it, as
+    :func:`exchange_impulses`' step 3 measures them (``params`` its, ``measure`` true), from
+    the samples where :func:`sync_geometry` posed them: for bodies new to the coupling before
+    their first exchange. Returns ``vmax`` as that step does."""
+    sample_bounds(interior[3], interior[1], bodies[0].shape[0], 0.5 * params[3], bodies[4])
+    return _levels_and_profiles(fluid, mats, cells, bins, bodies, outline, scratch, params,
+                                vmax)
 
 
 @njit(cache=True)
