@@ -330,6 +330,25 @@ def test_water_levels_stop_at_the_first_column_without_water() -> None:
         close(got, [[25.0, surface.DRY_LEVEL, 35.0, surface.DRY_LEVEL]])
 
 
+def test_water_levels_take_no_single_column_in_a_gap() -> None:
+    """A side with one clean column where the other side has two or more gives no level (the
+    water climbs a body in a gap a column wide: a 72 x 24 box of 0.8 12 units from the
+    domain's wall read 106.5 there against 103.4 on its open side and floated at 0.73); one
+    column on both sides stays a level on both. The body spans [25, 35]."""
+    frac = np.zeros((NY, NX))
+    box = np.array([[25.0, 10.0, 35.0, 20.0]])
+    for left, right, want in (([3], [8, 9, 10], [NAN, NAN, 47.5, 20.7]),
+                              ([2, 3], [8], [15.0, 30.7, NAN, NAN]),
+                              ([3], [8], [17.5, 30.7, 42.5, 20.7])):
+        tops = np.full(12, NAN)
+        tops[left], tops[right] = 30.0, 20.0
+        args = (box, tops, 5.0, frac, A0, 0.7, 1.0, 25.0, 0.4)
+        out = np.zeros((1, 4))
+        kernels.water_levels(*args, out)
+        for got in (out, ref.water_levels(*args)):
+            close(got, [want])
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_cell_densities_and_profiles(seed: int) -> None:
     s = scene(seed)

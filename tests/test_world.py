@@ -507,7 +507,9 @@ def test_a_faucet_left_running_in_a_sealed_box_flings_nothing(
         w.step()
         fastest = max(fastest, float(np.hypot(*box.body.velocity)))
         assert w.check().nan == 0 and w.check().bodies_nan == 0
-    assert fastest <= 2.0 * limit + 1.0, fastest
+    # the fluid takes a body to at most twice its speed limit; pymunk's gravity kick of the
+    # last substep comes on top (9,602 units/s measured once, against 2 x 4,800 + 7.5)
+    assert fastest <= 2.0 * limit + math.hypot(*p.gravity) * p.h + 1.0, fastest
     assert w.fluid.count == w.particles_added > 1000
 
 

@@ -92,11 +92,9 @@ def _cell(x: float, a0: float) -> int:
 def _by_body(owner: Arr, parts: list[tuple[int, Arr, float]], nb: int) -> tuple[F64, F64]:
     """``(J (nb, 2), tau (nb,))``: the ``(sample, impulse, torque)`` parts summed per body."""
     j, tau = np.zeros((nb, 2)), np.zeros(nb)
-    for b in range(nb):
-        for k, jk, tk in parts:
-            if owner[k] == b:
-                j[b] += jk
-                tau[b] += tk
+    for k, jk, tk in parts:  # in sample order, as the kernels sum
+        j[owner[k]] += jk
+        tau[owner[k]] += tk
     return j, tau
 
 
@@ -104,7 +102,7 @@ def level_at(levels: Arr, b: int, x: float) -> float:
     """Body ``b``'s water level at ``x`` from ``levels[b] = (x_left, level_left, x_right,
     level_right)``: linear in between, constant beyond; one side's where the other is NaN."""
     xl, ll, xr, lr = (float(v) for v in levels[b])
-    if math.isnan(ll) or math.isnan(lr):
+    if math.isnan(ll) or math.isnan(lr):  # one side's
         return lr if math.isnan(ll) else ll
     return 0.5 * (ll + lr) if xr <= xl else float(np.interp(x, [xl, xr], [ll, lr]))
 
@@ -233,12 +231,11 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
     """``(n_bodies, 4)`` ``(x_left, level_left, x_right, level_right)``: over the columns wholly
     inside ``[x0 - far, x0 - near]`` (``[x1 + near, x1 + far]``), nearer the body than its
     first column with top -inf, with a finite top whose cell has less than ``min_clean``
-    solid cover, the mean centre and the mean top plus ``half_l``; while neither side has
-    any, ``far`` doubles (up to 4 times); else NaN, or ``(x0, DRY_LEVEL, x1, DRY_LEVEL)``
-    when no band held a column with water (finite or NaN top) before its first dry one.
-    NaN also for a body wholly beside the columns or below ``y = 0`` (outside the domain)."""
-    ny, nx = solid_frac.shape
-    cols, finite = np.arange(len(tops)), np.isfinite(tops)
+    solid cover, the mean centre and the mean top plus ``half_l`` (NaN on a side with one
+    where the other has two or more); while neither side has any, ``far`` doubles (4 times);
+    else NaN, or ``(x0, DRY_LEVEL, x1, DRY_LEVEL)`` when no band held a column with water
+    (finite or NaN top) before its first dry one; NaN for a body outside the domain."""
+    (ny, nx), cols, finite = solid_frac.shape, np.arange(len(tops)), np.isfinite(tops)
     centre = (cols + 0.5) * col_w
     ci = np.clip(np.floor(centre / a0), 0, nx - 1).astype(np.int64)
     cj = np.clip(np.floor(np.where(finite, tops, 0.0) / a0), 0, ny - 1).astype(np.int64)
@@ -247,6 +244,7 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
     for b, (x0, _, x1, y1) in enumerate(body_box):
         wet, inside = False, x1 > 0.0 and x0 < len(tops) * col_w and y1 > 0.0
         for f in far * 2.0 ** np.arange(5 if np.isfinite([x0, x1]).all() and inside else 0):
+            used = [0, 0]  # clean columns per side: one beside two or more is no level
             for side, (lo, hi) in enumerate(((x0 - f, x0 - near), (x1 + near, x1 + f))):
                 band = (cols * col_w >= lo) & ((cols + 1) * col_w <= hi)
                 dry = np.flatnonzero(band & np.isneginf(tops))
@@ -254,8 +252,10 @@ def water_levels(body_box: Arr, tops: Arr, col_w: float, solid_frac: Arr, a0: fl
                     band &= cols > dry.max() if side == 0 else cols < dry.min()
                 wet |= bool(band.any())
                 sel = usable & band
+                used[side] = int(sel.sum())
                 if sel.any():
                     out[b, 2 * side:2 * side + 2] = centre[sel].mean(), tops[sel].mean() + half_l
+            out[b, [k for k in range(4) if used[k // 2] == 1 and used[1 - k // 2] >= 2]] = np.nan
             if not np.isnan(out[b, [1, 3]]).all():
                 break
         if inside and np.isfinite([x0, x1]).all() and not wet:

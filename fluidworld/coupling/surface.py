@@ -220,6 +220,7 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
         wet = False
         found = False
         for _ in range(5):
+            counts = (0, 0)
             for side in range(2):
                 if side == 0:
                     lo = x0 - f
@@ -256,6 +257,13 @@ def water_levels(body_box, tops, col_w, solid_frac, a0, half_layer, near, far, m
                     out_level[b, 2 * side] = xs / k
                     out_level[b, 2 * side + 1] = s / k + half_layer
                     found = True
+                counts = (k, counts[1]) if side == 0 else (counts[0], k)
+            # one column in a gap beside the body (a wall or another body a column or two
+            # away) is no level where the other side has more: the water climbs the body
+            for side in range(2):
+                if counts[side] == 1 and counts[1 - side] >= 2:
+                    out_level[b, 2 * side] = np.nan
+                    out_level[b, 2 * side + 1] = np.nan
             if found:
                 break
             f *= 2.0
