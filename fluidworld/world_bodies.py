@@ -189,11 +189,10 @@ class BodyHelpers:
             self._refused.add(s)
             return
         self.coupler.add_shape(s)
-        for h in self._slots:
-            if isinstance(h, BodyHandle) and h.body is s.body and not getattr(h, "_dead", False):
-                h.shapes = (*h.shapes, s)
-                self._measure_handle(h)
-                break
+        h = next((h for h in self._body_handles() if h.body is s.body), None)
+        if h is not None:
+            h.shapes = (*h.shapes, s)
+            self._measure_handle(h)
 
     def reshape(self, shape: pymunk.Shape) -> None:
         """Couple a shape again after you changed its geometry (pymunk's
@@ -207,9 +206,14 @@ class BodyHelpers:
                 coupled (attach it).
         """
         self.coupler.reshape(shape)
-        for h in self._slots:
-            if isinstance(h, BodyHandle) and shape in h.shapes and not getattr(h, "_dead", False):
+        for h in self._body_handles():
+            if shape in h.shapes:
                 self._measure_handle(h)
+
+    def _body_handles(self) -> list[BodyHandle]:
+        """The live body handles, in id order."""
+        return [h for h in self._slots
+                if isinstance(h, BodyHandle) and not getattr(h, "_dead", False)]
 
     @staticmethod
     def _measure_handle(h: BodyHandle) -> None:
