@@ -103,6 +103,8 @@ class GridStore:
         #: domain's border; see ``pressure_walls.py``).
         self.wall_cells = np.zeros(shape, np.uint8)
         self._wall_cell_count = 0
+        #: The ghost-fluid surface distances (``FluidParams.surface_ghost``), made at first use.
+        self._theta_grid: NDArray[np.float64] | None = None
         self._init_cut_cells()
 
     def _init_cut_cells(self) -> None:

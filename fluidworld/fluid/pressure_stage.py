@@ -83,7 +83,8 @@ def _solve(fs: FluidSystem, h: float, rows: NDArray[np.int64],
         rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
         rhs(cnt, walls, cvel, p.a0, p.gamma, h,
             p.density_correction, fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
-        pc.solver_coefficients(cnt, walls, fs._invk, rows)
+        theta = _theta(fs, cnt, walls, rows)
+        pc.solver_coefficients(cnt, walls, fs._invk, rows, theta)
         grad_of = pc.converged_correction_parallel if par else pc.converged_correction
         shift = p.density_correction > 0.0
         if shift:  # both potentials in the same sweeps (same coefficients, same rows)
@@ -92,12 +93,12 @@ def _solve(fs: FluidSystem, h: float, rows: NDArray[np.int64],
                    cnt, fs._invk, p.pressure_iterations, _SOR_OMEGA,
                    fs._spans, rows)
             grad_of(fs.cell_density_potential, cnt, walls, p.a0,
-                    fs._grad_density, rows)
+                    fs._grad_density, rows, theta)
         else:
             solve = pc.solve_padded_parallel if par else pc.solve_padded
             solve(fs._phi_pad, fs._div, cnt, fs._invk,
                   p.pressure_iterations, _SOR_OMEGA, fs._spans, rows)
-        grad_of(fs.cell_pressure, cnt, walls, p.a0, fs.cell_grad, rows)
+        grad_of(fs.cell_pressure, cnt, walls, p.a0, fs.cell_grad, rows, theta)
         # one flood fill for both fields: neither may move a free body of water as a whole
         pc.remove_free_drift(cnt, walls, fs.cell_grad, fs._grad_density, shift,
                              solid, p.gamma, fs._flood, fs._flood_seen,
@@ -152,3 +153,20 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64],
     correct = (pv.apply_cell_correction_var_parallel if par
                else pv.apply_cell_correction_var)
     correct(fs.vel, fs.mat, fs.count, fs._cell_of, fs.cell_grad, fs._inv_rho)
+
+
+
+def _theta(fs: FluidSystem, cnt: NDArray[np.float64], walls: NDArray[np.uint8],
+           rows: NDArray[np.int64]) -> NDArray[np.float64]:
+    """The ghost-fluid surface distances of ``FluidParams.surface_ghost``
+    (:func:`.pressure_converged.surface_theta`), or an empty grid (the surface at the air cell's
+    centre) when it is off or gravity is not mostly along ``-y``."""
+    gx, gy = fs.params.gravity
+    if not getattr(fs.params, "surface_ghost", False) or not gy < -abs(gx):
+        return pressure_converged.NO_THETA
+    th = getattr(fs, "_theta_grid", None)
+    if th is None or th.shape != cnt.shape:
+        th = fs._theta_grid = np.ones(cnt.shape)
+    pressure_converged.surface_theta(cnt, walls, fs.params.gamma, th,
+                                     (fs._phi_pad, fs._dpot_pad), rows)
+    return th
