@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from fluidworld import World
+from fluidworld.fidelity.stability import gap_level
 from fluidworld.fluid import FluidParams
 from fluidworld.fluid import pressure_converged as pc
 
@@ -39,32 +40,10 @@ def test_the_surface_lies_in_the_top_cells_by_their_fill() -> None:
     assert theta[2, 0] == 1.0 and theta[0, 3] == 1.0 and theta[5, 0] == 1.0
 
 
-def _gap_against_outside(ghost: bool) -> float:
-    """Two static boxes 72 x 24 with 34 between them, bottoms 7.6 under a pool filled 100 deep
-    (320 wide): the gap's water level less the outside's (95th percentile of the particles
-    over 60), seconds 4-10."""
-    w = World(320.0, 240.0, params=FluidParams.game(320.0, 240.0, surface_ghost=ghost))
-    w.add_fluid_rect(0.0, 0.0, 320.0, 100.0)
-    for x0 in (71.0, 177.0):
-        w.add_static_poly([(x0, 92.4), (x0 + 72.0, 92.4), (x0 + 72.0, 116.4), (x0, 116.4)])
-    diffs = []
-    for step in range(600):
-        w.step()
-        if step >= 240 and step % 6 == 0:
-            p = w.fluid.positions
-            y = p[p[:, 1] > 60.0]
-            gap = y[(y[:, 0] > 145.0) & (y[:, 0] < 175.0), 1]
-            x = y[:, 0]
-            out = y[((x > 10.0) & (x < 61.0)) | ((x > 259.0) & (x < 310.0)), 1]
-            diffs.append(np.percentile(gap, 95) - np.percentile(out, 95))
-    assert w.check().ok
-    return float(np.mean(diffs))
-
-
 def test_the_water_between_two_bodies_comes_level_with_the_ghost_surface() -> None:
     """Measured: -3.9 without (the documented limit), +0.06 with it."""
-    assert abs(_gap_against_outside(True)) < 1.0
-    assert _gap_against_outside(False) < -2.0
+    assert abs(gap_level(surface_ghost=True)) < 1.0
+    assert gap_level(surface_ghost=False) < -2.0
 
 
 def test_a_pool_rests_with_the_ghost_surface() -> None:

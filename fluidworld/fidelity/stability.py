@@ -193,6 +193,34 @@ def deep_pool_compression(solver: str = "constraint", depth: float = 300.0,
     return min(ratios), max(ratios)
 
 
+def gap_level(gap: float = 34.0, shift: float = 0.0, surface_ghost: bool = False,
+              seconds: float = 10.0) -> float:
+    """Whether connected water stands level: two static boxes 72 x 24, bottoms 7.6 under a
+    pool filled 100 deep (320 wide, game preset), ``gap`` apart and shifted by ``shift`` from
+    the middle; the water level (95th percentile of the particles over 60) between them less
+    the level outside them, from second 4 to ``seconds`` (hydrostatics: 0), with
+    ``FluidParams.surface_ghost`` as given."""
+    w = World(320.0, 240.0, params=FluidParams.game(320.0, 240.0, surface_ghost=surface_ghost))
+    w.add_fluid_rect(0.0, 0.0, 320.0, 100.0)
+    left = 160.0 + shift - 0.5 * gap - 72.0
+    right = 160.0 + shift + 0.5 * gap
+    for x0 in (left, right):
+        w.add_static_poly([(x0, 92.4), (x0 + 72.0, 92.4), (x0 + 72.0, 116.4), (x0, 116.4)])
+    diffs = []
+    for step in range(round(60 * seconds)):
+        w.step()
+        if step >= 240 and step % 6 == 0:
+            p = w.fluid.positions
+            p = p[p[:, 1] > 60.0]
+            x = p[:, 0]
+            inside = p[(x > left + 74.0) & (x < right - 2.0), 1]
+            outside = p[((x > 10.0) & (x < left - 10.0)) | ((x > right + 82.0) & (x < 310.0)), 1]
+            diffs.append(np.percentile(inside, 95) - np.percentile(outside, 95))
+    if not w.check().ok:
+        raise RuntimeError(f"the gap scene broke an invariant: {w.check()}")
+    return float(np.mean(diffs))
+
+
 def rows(quick: bool) -> list[Row]:
     """The stability table (``quick``: the log at 0.5 only, the pool 50 deep only)."""
     out: list[Row] = []
