@@ -155,7 +155,6 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64],
     correct(fs.vel, fs.mat, fs.count, fs._cell_of, fs.cell_grad, fs._inv_rho)
 
 
-
 def _theta(fs: FluidSystem, cnt: NDArray[np.float64], walls: NDArray[np.uint8],
            rows: NDArray[np.int64]) -> NDArray[np.float64]:
     """The ghost-fluid surface distances of ``FluidParams.surface_ghost``
