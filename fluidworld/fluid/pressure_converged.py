@@ -243,6 +243,9 @@ def converged_rhs_parallel(cnt, wall, vel_c, a0, gamma, h, beta, rhs, rhs_densit
 THETA_MIN = 0.1
 #: ``theta`` of a thin top cell, left out of the solve (:func:`surface_theta`).
 THIN = -1.0
+#: The surface distances of a solve without ``FluidParams.surface_ghost``: none (the kernels
+#: then put the surface at the air cell's centre, as before it existed).
+NO_THETA = np.zeros((0, 0))
 
 
 @njit(cache=True)
@@ -285,7 +288,7 @@ def surface_theta(cnt, wall, gamma, theta, pads, rows):
 
 
 @njit(cache=True)
-def solver_coefficients(cnt, wall, invk, rows=None, theta=None):
+def solver_coefficients(cnt, wall, invk, rows=None, theta=NO_THETA):
     """``invk`` = 1 / (number of in-domain neighbours that are not wall cells) for non-empty
     cells, 0 for air and wall cells.
 
@@ -313,7 +316,7 @@ def solver_coefficients(cnt, wall, invk, rows=None, theta=None):
                 if wall[j, i]:
                     k = 0
             kf = float(k)
-            if theta is not None and theta.shape[0] > 0 and k > 0:
+            if theta.shape[0] > 0 and k > 0:
                 if theta[j, i] < 0.0:
                     kf = 0.0
                 else:
@@ -478,11 +481,6 @@ def solve_rbgs(phi, rhs, cnt, iters, omega, spans=None, wall=None):
 
 
 # ----------------------------------------------------------------------------- corrections
-#: The surface distances of a solve without ``FluidParams.surface_ghost``: none (the kernels
-#: then put the surface at the air cell's centre, as before it existed).
-NO_THETA = np.zeros((0, 0))
-
-
 @njit(cache=True)
 def _correction_row(j, phi, cnt, wall, inv, grad, theta):
     ny, nx = phi.shape
