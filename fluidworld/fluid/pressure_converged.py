@@ -33,9 +33,6 @@ from .pressure import EMPTY_COUNT, _all_rows, _correct_range, is_wall
 __all__ = [
     "converged_rhs",
     "converged_rhs_parallel",
-    "surface_theta",
-    "THETA_MIN",
-    "THIN",
     "NO_THETA",
     "solver_coefficients",
     "solve_padded",
@@ -238,53 +235,9 @@ def converged_rhs_parallel(cnt, wall, vel_c, a0, gamma, h, beta, rhs, rhs_densit
 
 
 # ----------------------------------------------------------------------------- SOR solver
-#: The least distance, in cells, that :func:`surface_theta` puts a free surface above the
-#: centre of a top cell at least half full (``1 / theta`` is its weight in the stencil).
-THETA_MIN = 0.1
-#: ``theta`` of a thin top cell, left out of the solve (:func:`surface_theta`).
-THIN = -1.0
 #: The surface distances of a solve without ``FluidParams.surface_ghost``: none (the kernels
 #: then put the surface at the air cell's centre, as before it existed).
 NO_THETA = np.zeros((0, 0))
-
-
-@njit(cache=True)
-def surface_theta(cnt, wall, gamma, theta, pads, rows):
-    """The free surface inside the top cells (``FluidParams.surface_ghost``; Gibou's ghost
-    fluid): ``theta[j, i]`` is the distance, in cells, from a cell's centre up to the surface
-    where its upper face leads to it, so that phi = 0 lies there and not at the centre of the
-    air cell above; 1 where the face leads to fluid (or there is no surface).
-
-    A top cell (fluid under air) at least half full takes its fill less a half (at least
-    :data:`THETA_MIN`). One under half full (*thin*; its centre is over the surface) is left out
-    of the solve (``theta`` :data:`THIN`, its potentials in ``pads`` zeroed) and the cell under
-    it, when that one is at least half full, takes ``0.5 +`` the thin cell's fill. Rows are grid
-    rows with gravity along ``-y``; ``rows`` the active ones (:func:`.pressure.active_rows`).
-
-    Without it a surface anywhere in a cell was the same surface to the solve, so water could
-    stand up to a cell higher on one side of a body than on the other (a gap between two bodies
-    3-4 units under the water outside them for 20 s)."""
-    ny, nx = cnt.shape
-    walls = wall.shape[0] > 0
-    phi_pad, psi_pad = pads
-    for j in rows:
-        for i in range(nx):
-            theta[j, i] = 1.0
-    for j in rows:
-        for i in range(nx):
-            if cnt[j, i] < EMPTY_COUNT or (walls and wall[j, i] != 0):
-                continue
-            if j + 1 >= ny or cnt[j + 1, i] >= EMPTY_COUNT or (walls and wall[j + 1, i] != 0):
-                continue
-            fill = min(cnt[j, i] / gamma, 1.0)
-            if (fill < 0.5 and j > 0 and cnt[j - 1, i] >= 0.5 * gamma
-                    and not (walls and wall[j - 1, i] != 0)):
-                theta[j, i] = THIN
-                theta[j - 1, i] = 0.5 + fill
-                phi_pad[j + 1, i + 1] = 0.0
-                psi_pad[j + 1, i + 1] = 0.0
-            else:
-                theta[j, i] = min(max(fill - 0.5, THETA_MIN), 0.5)
 
 
 @njit(cache=True)
@@ -292,9 +245,9 @@ def solver_coefficients(cnt, wall, invk, rows=None, theta=NO_THETA):
     """``invk`` = 1 / (number of in-domain neighbours that are not wall cells) for non-empty
     cells, 0 for air and wall cells.
 
-    With ``theta`` (:func:`surface_theta`, not :data:`NO_THETA`) a top cell's face to the air
-    above weighs ``1 / theta`` (the ghost value ``phi (1 - 1 / theta)`` in the air cell) and a
-    thin cell gets 0, out of the solve like air.
+    With ``theta`` (:func:`.surface_ghost.surface_theta`, not :data:`NO_THETA`) a top cell's
+    face to the air above weighs ``1 / theta`` (the ghost value ``phi (1 - 1 / theta)`` in the
+    air cell) and a thin cell gets 0, out of the solve like air.
 
     With it and a zero border around ``phi`` (:func:`solve_padded`), a sweep needs no branch: an
     air neighbour holds phi = 0 (Dirichlet) and the domain's border is the zero border, left
@@ -524,9 +477,9 @@ def _correction_row(j, phi, cnt, wall, inv, grad, theta):
 def converged_correction(phi, cnt, wall, a0, grad, rows=None, theta=NO_THETA):
     """Per-cell ``grad`` = mean of the face gradients of ``phi`` (the domain's border and wall
     cells excluded, air phi = 0); each particle's new velocity is ``v - grad[cell]``. With
-    ``rows`` only those rows. With ``theta`` (:func:`surface_theta`) a top cell's upper face
-    reaches the surface ``theta`` cells above its centre, and a thin cell takes the gradient of
-    the face under it (its particles lie on the cell below)."""
+    ``rows`` only those rows. With ``theta`` (:func:`.surface_ghost.surface_theta`) a top
+    cell's upper face reaches the surface ``theta`` cells above its centre, and a thin cell
+    takes the gradient of the face under it (its particles lie on the cell below)."""
     inv = 1.0 / a0
     for j in _all_rows(phi.shape[0], rows):
         _correction_row(j, phi, cnt, wall, inv, grad, theta)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from . import pressure, pressure_converged, pressure_variable, pressure_walls
+from . import pressure, pressure_converged, pressure_variable, pressure_walls, surface_ghost
 
 if TYPE_CHECKING:
     from .system import FluidSystem
@@ -158,7 +158,7 @@ def _solve_variable(fs: FluidSystem, h: float, rows: NDArray[np.int64],
 def _theta(fs: FluidSystem, cnt: NDArray[np.float64], walls: NDArray[np.uint8],
            rows: NDArray[np.int64]) -> NDArray[np.float64]:
     """The ghost-fluid surface distances of ``FluidParams.surface_ghost``
-    (:func:`.pressure_converged.surface_theta`), or an empty grid (the surface at the air cell's
+    (:func:`.surface_ghost.surface_theta`), or an empty grid (the surface at the air cell's
     centre) when it is off or gravity is not mostly along ``-y``."""
     gx, gy = fs.params.gravity
     if not getattr(fs.params, "surface_ghost", False) or not gy < -abs(gx):
@@ -166,6 +166,9 @@ def _theta(fs: FluidSystem, cnt: NDArray[np.float64], walls: NDArray[np.uint8],
     th = getattr(fs, "_theta_grid", None)
     if th is None or th.shape != cnt.shape:
         th = fs._theta_grid = np.ones(cnt.shape)
-    pressure_converged.surface_theta(cnt, walls, fs.params.gamma, th,
-                                     (fs._phi_pad, fs._dpot_pad), rows)
+    hs = getattr(fs, "_theta_heights", None)
+    if hs is None or len(hs) != cnt.shape[1]:
+        hs = fs._theta_heights = np.empty(cnt.shape[1])
+    surface_ghost.surface_theta(cnt, walls, fs.solid_fraction, fs.params.gamma, th,
+                                (fs._phi_pad, fs._dpot_pad), rows, hs)
     return th
