@@ -3,11 +3,12 @@
 :func:`.pressure_converged.solver_coefficients` and the corrections as ``theta``, the distance
 from a top cell's centre up to the surface in cells.
 
-The solve used to put phi = 0 at the centre of the air cell over a column's top cell (any cell
-with half a particle or more), so a surface anywhere in a cell was the same surface to it:
-water could stand up to a cell higher on one side of a body than on the other (two boxes 34
-apart held the water between them 3-4 units under the water outside for 20 s), and the water
-beside a floating body stood ~1 unit under the pool's.
+Without it the solve puts phi = 0 at the centre of the air cell over a column's top cell (any
+cell with half a particle or more), so a surface anywhere in a cell is the same surface to it:
+water can stand up to a cell higher on one side of a body than on the other (two boxes 34
+apart hold the water between them 3-4 units under the water outside for 20 s), and the water
+beside a floating body stands ~1 unit under the pool's. Not the default: see
+``docs/architecture.md``, Limits, "Surfaces to the cell" (shallow pools rest less calmly).
 """
 
 from __future__ import annotations
