@@ -153,8 +153,9 @@ class BodyHelpers:
             return
         self._shapes_seen = seen
         self._waiting = []
-        known = set(self.coupler.shapes) | set(self.bounds) | self._refused
-        coupled = {s.body for s in known if s.body is not None and s in self.coupler.shapes}
+        coupled_shapes = self.coupler.shapes
+        known = set(coupled_shapes) | set(self.bounds) | self._refused
+        coupled = {s.body for s in coupled_shapes if s.body is not None}
         for s in shapes:
             body = s.body
             if s in known or body is None:
