@@ -16,7 +16,7 @@ from fluidworld.fidelity import buoyancy as B
 from fluidworld.fluid import FluidParams
 from fluidworld.world import World
 
-# Known failure: in the default honey (nu ~25,000 units^2/s, 14x water's) a body of 1.1x does not
+# Known failure: in the default honey (nu ~24,000 units^2/s, 22x water's) a body of 1.1x does not
 # get under within 8 s. Measured over 40 s: the ball creeps down at ~0.7 units/s (bottom 61.6 at
 # 8 s, 38.9 at 40 s; Stokes' 2D drag in that honey gives ~0.7-1.7); the 72 x 24 box stays at bottom
 # 74.5-76.2, its deck under the honey beside it, floating as a boat: honey has to flow over its

@@ -262,7 +262,7 @@ def test_thin_oil_and_water_layers_overturn_too():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_honey_laid_over_water_sinks_below_it(seed):
-    # density layering alone (an inviscid honey) within 15 s; the default honey (~14x water's
+    # density layering alone (an inviscid honey) within 15 s; the default honey (~22x water's
     # kinematic viscosity) overturns in a slower, viscous Rayleigh-Taylor instability: laid with
     # its interface tilted by about a particle spacing (5 units across the tank, as a pour leaves
     # it) it is done by 25 s (docs/architecture.md, "Multiphase"): the share of honey below the

@@ -7,7 +7,7 @@ Scenes (each built from the public :class:`~fluidworld.World` API, a 400 x 300 t
   the oil floats on top; acceptance >= 0.9).
 * ``honey over water`` -- honey (1.4) laid on top of water: fraction below the water's median
   height (theory 1, acceptance >= 0.9) after 15 s for an inviscid honey (``viscosity = 0``: the
-  density layering alone) and for the default, viscous honey (~14x water's kinematic
+  density layering alone) and for the default, viscous honey (~22x water's kinematic
   viscosity, :mod:`.viscosity`), and after 25 s for the viscous honey laid with its interface
   tilted by 5 units (``tilt``: about a particle spacing, the tank's longest mode). A viscous
   Rayleigh-Taylor overturn grows from the interface's first bump: the tilt grew 1.5-1.8x

@@ -229,8 +229,8 @@ class Material:
 #: which the vortex measures, keeps its momentum and nearly its energy).
 WATER_DAMPING = 0.3
 
-# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,130 (SRD's own
-# with its damping; no viscosity stage), oil ~1,000, honey ~25,000
+# viscosity in px^2/s (game preset); measured nu (fidelity/viscosity.py): water ~1,080 (SRD's own
+# with its damping; no viscosity stage), oil ~600, honey ~24,000
 WATER = Material("water", (40, 110, 220, 255), damping=WATER_DAMPING)
 # same density as water: the mixing scene's second fluid
 INK = Material("ink", (40, 190, 90, 255), damping=WATER_DAMPING)
