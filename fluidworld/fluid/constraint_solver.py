@@ -8,14 +8,15 @@ Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sor
 1. ``constraint_setup`` -- neighbour lists (capped), weights ``(1 - d^2)^3``, densities, the
    Baumgarte bias and each constraint's mass term; the starting impulses (warm start) applied;
 2. ``constraint_solve`` -- Gauss-Seidel sweeps of sequential impulses (by coloured blocks, in
-   parallel from ``PARALLEL_MIN_PARTICLES``): each particle's pressure pushes its neighbours
-   apart until its density stops growing (pressure only pushes); solids are neighbours whose
-   impulses go to the bodies, and they move with their body's mass inside the sweeps. The
-   solver says ``contacts_carry_pressure``: the coupler adds no buoyancy of its own. Then the
-   pairwise smoothing once more (``viscosity_after``: the noise the sweeps leave) and the
-   position sweeps, whose pseudo-velocity moves the particles and is kept in part as velocity
-   (``correction_velocity``, the bodies getting the reaction of that part). With both, pools
-   of 60-300 deep rest under 1 % of ``sqrt(g d)`` (1.0-1.7 % and a 300-deep slosh without);
+   parallel from ``solver.SWEEPS_PARALLEL_MIN_PARTICLES``): each particle's pressure pushes its
+   neighbours apart until its density stops growing (pressure only pushes); solids are
+   neighbours whose impulses go to the bodies, and they move with their body's mass inside the
+   sweeps. The solver says ``contacts_carry_pressure``: the coupler adds no buoyancy of its
+   own. Then the pairwise smoothing once more (``viscosity_after``: the noise the sweeps
+   leave) and the position sweeps, whose pseudo-velocity moves the particles and is kept in
+   part as velocity (``correction_velocity``, the bodies getting the reaction of that part).
+   With both, pools of 60-300 deep rest under 1 % of ``sqrt(g d)`` (1.0-1.7 % and a 300-deep
+   slosh without);
 3. ``advect``           -- positions from the velocities, the domain box, the cell deposit.
 
 Why a warm start: a sweep carries a push about one radius down a column, so a deep pool
@@ -34,25 +35,19 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from . import advection, pressure
 from . import constraint as K
 from .params import _finite, _int_in
-from .solver import VISCOUS_MATERIAL_NU
+from .solver import VISCOUS_MATERIAL_NU, sweeps_in_parallel
 
 if TYPE_CHECKING:
     from .system import FluidSystem
 
 __all__ = ["ConstraintParams", "ConstraintSolver"]
 
-#: Below this many particles the list build and the sweeps run serially (a parallel region
-#: costs more; the results are the same). Measured on two threads (2026-11-30; 12,000 before):
-#: 1,512 particles 5.0 -> 4.1 ms/step, 6,000 18-19 -> 13.5, 9,960 30 -> 19; at 150-600 serial
-#: and parallel cost the same.
-PARALLEL_MIN_PARTICLES = 1_000
 #: The largest pseudo-velocity the position correction asks of one constraint, in spacings
 #: per substep (a deep, freshly filled pool compresses by half at the bottom before its
 #: pressure builds: an unclamped correction threw particles across several spacings).
@@ -269,7 +264,7 @@ class ConstraintSolver:
         self._s_pos[: len(self._walls)] = self._walls  # (the sort binned them at the edge)
         grid = (f._nb_start, f.nb_nx, f.nb_ny, 1.0 / f.nb_h)
         solids = (self._s_pos, f._s_start, f._s_order, self._ws, *self._fill)
-        par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
+        par = sweeps_in_parallel(n)
         build = K.build_lists_parallel if par else K.build_lists
         build(f.pos, n, grid, solids, self._radius, self._lists, self._s_lists)
         s_nbr, s_cnt = self._s_lists[0], self._s_lists[4]
@@ -357,12 +352,13 @@ class ConstraintSolver:
     def _sweep(self, mode: int, iters: int, vel: NDArray[np.float64], s_vel: NDArray[np.float64],
                lam: NDArray[np.float64], bias: NDArray[np.float64], use_bias: float,
                rate: float, solid_imp: NDArray[np.float64], b_inv: NDArray[np.float64]) -> float:
-        """:func:`~.constraint.sweeps` (in parallel from ``PARALLEL_MIN_PARTICLES`` particles
-        with more than one thread: the same results)."""
+        """:func:`~.constraint.sweeps` (in parallel from
+        ``solver.SWEEPS_PARALLEL_MIN_PARTICLES`` particles with more than one thread: the same
+        results)."""
         f = self.fluid
         assert f is not None
         n = f.count
-        par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
+        par = sweeps_in_parallel(n)
         run = K.sweeps_parallel if par else K.sweeps
         return float(run(mode, iters, (self._blocks, self._col_start, f._nb_start, f.nb_nx),
                          (vel, f.mat, self._inv_mass, n), self._lists, self._s_lists,

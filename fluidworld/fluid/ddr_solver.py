@@ -21,27 +21,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from . import advection, binning, ddr, pressure
 from .params import Material, _finite
-from .solver import VISCOUS_MATERIAL_NU
+from .solver import VISCOUS_MATERIAL_NU, sweeps_in_parallel
 
 if TYPE_CHECKING:
     from .system import FluidSystem
 
 __all__ = ["CONTRAST_PER_PASSES", "DDRParams", "DDRSolver", "KERNELS", "MAX_CONTRAST",
-           "MAX_PASSES", "PARALLEL_MIN_PARTICLES", "REF_SUBSTEPS", "WEIGHT_PER_PASSES",
-           "WEIGHT_SPACING", "cohesion_table", "relax_schedule"]
-
-#: From this many particles the pair sweeps run in parallel when numba has more than one thread
-#: (the results are the same). Each particle costs several microseconds a substep here, so a
-#: parallel region pays from far fewer particles than SRD's repulsion (5,000, which this solver
-#: used until 2026-11-30). Measured on two threads, same state hashes: 1,512 particles 7.1 -> 5.1
-#: ms/step, 3,000 13.3 -> 8.5; at 150-600 serial and parallel cost the same.
-PARALLEL_MIN_PARTICLES = 1_000
+           "MAX_PASSES", "REF_SUBSTEPS", "WEIGHT_PER_PASSES", "WEIGHT_SPACING", "cohesion_table",
+           "relax_schedule"]
 
 #: Share of the near pressure's push at the fill lattice that the rest density takes back
 #: (:func:`~fluidworld.fluid.ddr.rest_density`, ``near_ratio``). 0: the lattice's own density,
@@ -302,7 +294,7 @@ class DDRSolver:
             self.attach(f)
         n = f.count
         prm = self.params
-        par = n >= PARALLEL_MIN_PARTICLES and numba.get_num_threads() > 1
+        par = sweeps_in_parallel(n)
         if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
             f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
         elif stage == "ddr_viscosity":
