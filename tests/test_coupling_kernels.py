@@ -76,6 +76,31 @@ def test_outline_spacing_area_and_inset(shape: pymunk.Shape) -> None:
         assert shape_area(g) == pytest.approx(shape.area, rel=1e-9)
 
 
+def test_arcs_of_solids_are_counted_for_the_rest_distance() -> None:
+    """With the fluid's rest distance ``D`` (the constraint solver's), an arc of solids whose
+    row lies at radius ``rho`` gets the count of one of radius ``rho + D / 2`` (so it sums like
+    a straight row from ``D`` off it), and a sharp corner the count of one of radius ``D / 2``
+    at its vertex; without it the surface's own count and one point a corner."""
+    b = pymunk.Body(1.0, 1.0)
+    spacing, inset, rest = 2.4, 4.2, 5.76
+    ball = geometry_of(pymunk.Circle(b, 12.0))
+    assert len(outline_points(ball, spacing, inset)) == math.ceil(2 * math.pi * 12.0 / spacing)
+    pts = outline_points(ball, spacing, inset, rest)
+    assert len(pts) == math.ceil(2 * math.pi * (12.0 - inset + rest / 2) / spacing)  # 28, not 32
+    assert np.hypot(*pts.T) == pytest.approx(12.0 - inset)
+    box = geometry_of(pymunk.Poly.create_box(b, (30.0, 16.0)))
+    corner = np.array([15.0 - inset, 8.0 - inset])
+    for kw, at_vertex in (({}, 1), ({"rest": rest}, math.ceil(0.5 * math.pi * rest / 2 / spacing))):
+        pts = outline_points(box, spacing, inset, **kw)
+        assert (np.hypot(*(pts - corner).T) < 1e-9).sum() == at_vertex
+        assert (np.abs(pts) <= corner + 1e-9).all()
+    # a rounded corner is an arc: its row radius 1 gets the count of radius 1 + D / 2
+    rounded = geometry_of(pymunk.Poly.create_box(b, (30.0, 16.0), radius=5.2))
+    plain, counted = (len(outline_points(rounded, spacing, inset, r)) for r in (None, rest))
+    assert counted - plain == 4 * (math.ceil(0.5 * math.pi * (1.0 + rest / 2) / spacing)
+                                   - math.ceil(0.5 * math.pi * 5.2 / spacing))
+
+
 def test_pose_points_matches_pymunk() -> None:
     b = pymunk.Body(2.0, 50.0)
     b.position = (30.0, -4.0)

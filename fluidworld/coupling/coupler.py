@@ -212,7 +212,9 @@ class Coupler(SampleLayout, BodyIO):
     def _outline(self, g: ShapeGeometry) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """A shape's solid particles (body frame, :attr:`solid_inset` inside) and their
         normals."""
-        outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l)
+        rest = getattr(self.fluid.solver, "solid_rest_distance", None)
+        outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l,
+                                 None if rest is None else rest * self.fluid.r_l)
         return outline, outline_normals(g, outline)
 
     @property

@@ -141,6 +141,13 @@ class ConstraintSolver:
     #: -0.068; mean -0.024 over boxes 40-80 wide and balls of radius 15-32 at 0.4-0.8); at
     #: 0.875 those came within -0.028..+0.016, at 1.0 +0.039 on average.
     solid_inset = 0.875
+    #: How far from a row of solids the fluid rests, in ``r_L`` (:data:`SOLID_DISTANCE`): the
+    #: coupler counts the solids of arcs (balls, capsule ends, rounded corners) so that a
+    #: curved row looks like a straight one from there, and puts a cluster at sharp corners
+    #: (``sampling.arc_count_radius``). With the surface's own count a ball's row, moved in to
+    #: a smaller circle, looked denser than a face and a box's corner sparser: a ball of radius
+    #: 12 at 0.6 floated at 0.545, a box 30 x 16 at 0.653 (now 0.586, 0.598).
+    solid_rest_distance = SOLID_DISTANCE
     stages: tuple[str, ...] = ("viscosity", "constraint_setup", "constraint_solve", "advect")
     #: The bodies' solids are neighbours inside the solve: their impulses are the whole
     #: pressure on a body (the coupler adds no buoyancy or pressure push of its own).

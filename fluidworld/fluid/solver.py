@@ -89,6 +89,9 @@ class Solver(Protocol):
     # ``rest_fill: float``, the number density its fluid rests at (1 if absent);
     # ``solid_inset: float``, how far inside a body's surface the coupler puts its solid
     # particles, in ``r_L`` (0.75 if absent; ``CouplingParams.solid_inset`` overrides it);
+    # ``solid_rest_distance: float``, how far from a row of solids its fluid rests, in ``r_L``:
+    # the coupler then counts the solids of arcs and sharp corners for it
+    # (``coupling.sampling.arc_count_radius``; the surface's own count if absent);
     # ``emit_packing: float``, how many times as dense as the fluid at rest an emitter's jet may
     # be: the World spreads a denser one wider (no limit if absent).
 
