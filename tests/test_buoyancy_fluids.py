@@ -294,3 +294,22 @@ def test_a_box_by_a_static_wall_floats_at_its_draft() -> None:
     e = w.add_box((325.0 - 12.0 - 36.0, 113.0), (72.0, 24.0), density=0.4)
     f = _fraction_left_of(w, e)
     assert abs(f - 0.4) <= 0.03, f
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.7])
+def test_the_submerged_fraction_counts_a_boxs_rounding(angle: float) -> None:
+    """A box 72 x 24 with corners rounded by 6 (pymunk's radius adds to the shape): below the
+    level of its core's bottom edge lie the strip under it and two quarter discs, and a level
+    through its centre halves it (the fraction used to leave the rounding out of the area
+    below the level and count it in the whole: 0.395 for a box floating at 0.6)."""
+    w = World(320.0, 200.0)
+    box_w, box_h, r = 72.0, 24.0, 6.0
+    e = w.add_box((160.0, 100.0), (box_w, box_h), density=0.5, radius=r, angle=angle)
+    whole = box_w * box_h + 2.0 * (box_w + box_h) * r + math.pi * r * r
+    assert B.submerged_fraction(e, e.body.position.y) == pytest.approx(0.5, abs=1e-9)
+    assert B.submerged_fraction(e, 1e6) == pytest.approx(1.0)
+    if angle == 0.0:
+        below = box_w * r + 0.5 * math.pi * r * r
+        assert B.submerged_fraction(e, 100.0 - 0.5 * box_h) == pytest.approx(below / whole,
+                                                                             rel=1e-4)
+    assert B.submerged_area(e, 1e6) == pytest.approx(whole, rel=1e-4)

@@ -138,20 +138,49 @@ def _polygon_area_below(pts: np.ndarray, level: float) -> float:
                            - np.dot(np.roll(o[:, 0], -1), o[:, 1])))
 
 
+#: Points per full turn of a rounded polygon's corner arcs in :func:`outline_polygon` (the
+#: polygon's area within 1e-4 of the rounded shape's for radii up to a third of its size).
+ARC_POINTS = 256
+
+
+def outline_polygon(e: BodyHandle) -> np.ndarray:
+    """A polygon body's outline in world coordinates, ``(k, 2)`` counter-clockwise; its corner
+    rounding (pymunk's ``radius``, which adds to the shape) as arcs of :data:`ARC_POINTS` a
+    turn."""
+    body, s = e.body, e.shape
+    v = np.array([tuple(p) for p in s.get_vertices()], np.float64)
+    r = float(s.radius)
+    if r > 0.0:
+        edges = np.roll(v, -1, axis=0) - v
+        ang = np.arctan2(-edges[:, 0], edges[:, 1])  # outward normal of each edge (CCW)
+        pts = []
+        for i in range(len(v)):
+            a0, a1 = ang[i - 1], ang[i]
+            a1 = a0 + (a1 - a0) % (2.0 * math.pi)
+            t = np.linspace(a0, a1, max(2, int(math.ceil((a1 - a0) / (2 * math.pi) * ARC_POINTS))))
+            pts.append(v[i] + r * np.column_stack([np.cos(t), np.sin(t)]))
+        v = np.concatenate(pts)
+    return np.array([tuple(body.local_to_world(tuple(p))) for p in v])
+
+
 def submerged_area(e: BodyHandle, level: float) -> float:
-    """Geometric area of a ball or a polygon below ``level``."""
+    """Geometric area of a ball or a polygon (its rounding included) below ``level``."""
     body, s = e.body, e.shape
     if isinstance(s, pymunk.Circle):
         r = s.radius
         h = min(max(level - (body.position.y - r), 0.0), 2.0 * r)
         return r * r * math.acos((r - h) / r) - (r - h) * math.sqrt(max(2 * r * h - h * h, 0.0))
-    pts = np.array([tuple(body.local_to_world(v)) for v in s.get_vertices()])
-    return _polygon_area_below(pts, level)
+    return _polygon_area_below(outline_polygon(e), level)
 
 
 def submerged_fraction(e: BodyHandle, level: float) -> float:
-    """Geometric fraction of a ball or a polygon below ``level``."""
-    return submerged_area(e, level) / e.shape.area
+    """Geometric fraction of a ball or a polygon (its rounding included) below ``level``.
+    (Until 2026-11-30 a rounded polygon's area below the level left its rounding out while
+    the whole was pymunk's area with it: a box 72 x 24 of radius 6 read 0.395 for 0.6.)"""
+    if isinstance(e.shape, pymunk.Circle):
+        return submerged_area(e, level) / e.shape.area
+    whole = outline_polygon(e)
+    return _polygon_area_below(whole, level) / _polygon_area_below(whole, math.inf)
 
 
 def mean_fraction(world: World, e: BodyHandle, steps: int, start: int) -> float:
