@@ -308,6 +308,17 @@ def test_archimedes_for_a_small_ball(ratio: float) -> None:
     assert abs(f - ratio) < 0.05, f
 
 
+def test_a_thin_plank_floats_at_its_draft() -> None:
+    """A plank 80 x 8 of 0.5 (thinner than twice the solids' inset) on a pool 70 deep: its two
+    rows of solids came within 0.8 of each other and the fluid stood off from both, so it rode
+    at 0.27; one row on its centre line: 0.508."""
+    w = World(400.0, 190.0, solver="constraint")
+    w.add_fluid_rect(0.0, 0.0, 400.0, 70.0)
+    e = w.add_box((200.0, 75.0), (80.0, 8.0), density=0.5)
+    f = B.mean_fraction(w, e, 480, 300)
+    assert abs(f - 0.5) <= 0.05, f
+
+
 @pytest.mark.parametrize("shape", ["ball 12", "box 30x16"])
 def test_archimedes_for_small_bodies_and_sharp_corners(shape: str) -> None:
     """A ball of radius 12 and a box 30 x 16 at 0.6 let down onto a pool 70 deep (8 s, the last

@@ -24,6 +24,7 @@ from fluidworld.coupling.sampling import (
     contains,
     geometry_of,
     interior_points,
+    max_inset,
     outline_points,
     shape_area,
 )
@@ -99,6 +100,27 @@ def test_arcs_of_solids_are_counted_for_the_rest_distance() -> None:
     plain, counted = (len(outline_points(rounded, spacing, inset, r)) for r in (None, rest))
     assert counted - plain == 4 * (math.ceil(0.5 * math.pi * (1.0 + rest / 2) / spacing)
                                    - math.ceil(0.5 * math.pi * 5.2 / spacing))
+
+
+@pytest.mark.parametrize(("size", "rest", "rows"), [((80.0, 8.0), 5.76, 1), ((80.0, 8.0), None, 2),
+                                                  ((90.0, 9.0), 5.76, 2), ((24.0, 8.0), 5.76, 1)])
+def test_a_polygon_thinner_than_twice_the_inset_has_one_row(size: tuple[float, float],
+                                                            rest: float | None,
+                                                            rows: int) -> None:
+    """With the fluid's rest distance (the constraint solver's), a box no thicker than twice the
+    inset (4.2) gets one row of solids on its centre line, spanning its core, no point twice;
+    a thicker one, or any without ``rest``, keeps a row along each face."""
+    b = pymunk.Body(1.0, 1.0)
+    g = geometry_of(pymunk.Poly.create_box(b, size, radius=0.0))
+    pts = outline_points(g, 2.4, 4.2, rest)
+    heights = np.unique(np.round(pts[np.abs(pts[:, 0]) < 20.0, 1], 9))
+    assert len(heights) == rows, heights
+    if rows == 1:
+        assert heights[0] == pytest.approx(0.0, abs=1e-9)
+        assert len(np.unique(np.round(pts, 9), axis=0)) == len(pts)
+        inward = max_inset(g)
+        assert pts[:, 0].min() == pytest.approx(-0.5 * size[0] + inward)
+        assert pts[:, 0].max() == pytest.approx(0.5 * size[0] - inward)
 
 
 def test_pose_points_matches_pymunk() -> None:
