@@ -13,6 +13,7 @@ import pytest
 from fluidworld.coupling import coupler as coupler_module
 from fluidworld.coupling import kernels as K
 from fluidworld.coupling import per_body as PB
+from fluidworld.coupling import sampling
 from fluidworld.coupling.buoyancy import (
     cell_densities,
     density_profiles,
@@ -100,6 +101,29 @@ def test_arcs_of_solids_are_counted_for_the_rest_distance() -> None:
     plain, counted = (len(outline_points(rounded, spacing, inset, r)) for r in (None, rest))
     assert counted - plain == 4 * (math.ceil(0.5 * math.pi * (1.0 + rest / 2) / spacing)
                                    - math.ceil(0.5 * math.pi * 5.2 / spacing))
+
+
+def test_arcs_counted_by_the_kernel_sum_like_a_straight_row() -> None:
+    """``kernel_arc_count`` gives a ring the points whose mean weight at ``rest`` outside it
+    matches a straight row's: close to the first-order ``row + rest / 2`` for large rings,
+    fewer for small ones (a ring of radius 1.8: 8 where that rule gives 12), a quarter of a
+    full ring for a quarter turn; and the constraint solver's coupler uses it."""
+    spacing, rest, reach = 2.403, 5.767, 12.015
+
+    def weight(d: np.ndarray) -> np.ndarray:
+        return np.maximum(1.0 - (d / reach) ** 2, 0.0) ** 3
+
+    count = sampling.kernel_arc_count(weight, reach, rest, spacing)
+    for row in (40.0, 95.8):
+        first_order = 2 * math.pi * sampling.arc_count_radius(row, rest, 0.0) / spacing
+        assert count(row, 2 * math.pi) == pytest.approx(first_order, rel=0.01)
+    assert round(count(1.795, 2 * math.pi)) == 8
+    assert count(7.8, 0.5 * math.pi) == pytest.approx(0.25 * count(7.8, 2 * math.pi))
+    w = World(320.0, 200.0, solver="constraint")
+    ball = w.add_ball((160.0, 150.0), 6.0, density=0.5)
+    assert len(w.coupler._records[ball.shape].outline) == 8  # a ball of radius 6
+    w.set_solver("srd")  # no kernel named: the surface's own count
+    assert len(w.coupler._records[ball.shape].outline) == math.ceil(2 * math.pi * 6.0 / 2.403)
 
 
 @pytest.mark.parametrize(("size", "rest", "rows"), [((80.0, 8.0), 5.76, 1), ((80.0, 8.0), None, 2),

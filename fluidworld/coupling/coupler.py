@@ -48,9 +48,11 @@ from .layout import MASS_FLOOR, MASS_FLOOR_BARE, SampleLayout, _ShapeRecord
 from .sampling import (
     CAPSULE,
     CIRCLE,
+    ArcCount,
     ShapeGeometry,
     geometry_of,
     interior_points,
+    kernel_arc_count,
     max_inset,
     outline_points,
 )
@@ -212,10 +214,26 @@ class Coupler(SampleLayout, BodyIO):
     def _outline(self, g: ShapeGeometry) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """A shape's solid particles (body frame, :attr:`solid_inset` inside) and their
         normals."""
-        rest = getattr(self.fluid.solver, "solid_rest_distance", None)
+        rest, count = self._arc_rule()
         outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l,
-                                 None if rest is None else rest * self.fluid.r_l)
+                                 rest, count)
         return outline, outline_normals(g, outline)
+
+    def _arc_rule(self) -> tuple[float | None, ArcCount | None]:
+        """The fluid solver's rest distance off a row of solids (``solid_rest_distance``, in
+        length) and, if it names its kernel (``solid_kernel``, ``solid_kernel_reach``), the
+        arcs' counts from it (:func:`~.sampling.kernel_arc_count`)."""
+        solver = self.fluid.solver
+        r_l = self.fluid.r_l
+        rest = getattr(solver, "solid_rest_distance", None)
+        rest = None if rest is None else float(rest) * r_l
+        kernel = getattr(solver, "solid_kernel", None)
+        count = None
+        if rest is not None and kernel is not None:
+            reach = float(getattr(solver, "solid_kernel_reach")) * r_l  # noqa: B009
+            count = kernel_arc_count(lambda d: kernel(d / r_l), reach, rest,
+                                     self.spacing_outline)
+        return rest, count
 
     @property
     def solid_inset(self) -> float:

@@ -92,6 +92,9 @@ class Solver(Protocol):
     # ``solid_rest_distance: float``, how far from a row of solids its fluid rests, in ``r_L``:
     # the coupler then counts the solids of arcs and sharp corners for it
     # (``coupling.sampling.arc_count_radius``; the surface's own count if absent);
+    # ``solid_kernel(d) -> weight`` and ``solid_kernel_reach: float`` (``d`` in ``r_L``), the
+    # weight a solid adds to a fluid particle's density: arcs are then counted by that sum
+    # (``coupling.sampling.kernel_arc_count``);
     # ``emit_packing: float``, how many times as dense as the fluid at rest an emitter's jet may
     # be: the World spreads a denser one wider (no limit if absent).
 
