@@ -153,7 +153,7 @@ def kernel_arc_count(weight: Callable[[NDArray[np.float64]], NDArray[np.float64]
     which counted small arcs high (a ring of row radius 1.8, a ball of radius 6 under the
     constraint solver's inset: 12.2 points where the kernel asks 8.0)."""
     s = np.linspace(-reach, reach, 2001)
-    flat = float(np.trapezoid(weight(np.hypot(rest, s)), s)) / spacing
+    flat = _trapezoid(weight(np.hypot(rest, s)), s) / spacing
 
     def count(row: float, turn: float) -> float:
         row = max(row, 0.0)
@@ -165,10 +165,15 @@ def kernel_arc_count(weight: Callable[[NDArray[np.float64]], NDArray[np.float64]
             top = math.acos(min(max(c, -1.0), 1.0))
             t = np.linspace(-top, top, 2001)
             d = np.sqrt(np.maximum(row * row + x * x - 2.0 * row * x * np.cos(t), 0.0))
-            ring = float(np.trapezoid(weight(d), t)) / (2.0 * math.pi)
+            ring = _trapezoid(weight(d), t) / (2.0 * math.pi)
         return turn / (2.0 * math.pi) * flat / ring if ring > 0.0 else 1.0
 
     return count
+
+
+def _trapezoid(y: NDArray[np.float64], x: NDArray[np.float64]) -> float:
+    """The trapezoid rule (``numpy.trapezoid`` is numpy 2's; we take numpy 1.26 too)."""
+    return float(0.5 * np.sum((y[1:] + y[:-1]) * np.diff(x)))
 
 
 def _kernel_count(arc_count: ArcCount | None, row: float, turn: float) -> int | None:

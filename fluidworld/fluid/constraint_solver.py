@@ -148,19 +148,6 @@ class ConstraintSolver:
     #: a smaller circle, looked denser than a face and a box's corner sparser: a ball of radius
     #: 12 at 0.6 floated at 0.545, a box 30 x 16 at 0.653 (now 0.586, 0.598).
     solid_rest_distance = SOLID_DISTANCE
-
-    @property
-    def solid_kernel_reach(self) -> float:
-        """Where :meth:`solid_kernel` falls to zero, in ``r_L``: the smoothing radius."""
-        return self.params.radius
-
-    def solid_kernel(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The weight a solid at distance ``d`` (in ``r_L``) adds to a fluid particle's
-        density, up to a constant factor: ``(1 - (d / H)^2)^3`` inside the radius ``H``. The
-        coupler counts the solids of arcs by it (``sampling.kernel_arc_count``): a ball of
-        radius 6 floated 0.18 high at 0.9 with the first-order count (``row + D / 2``)."""
-        q = np.maximum(1.0 - (np.asarray(d, np.float64) / self.params.radius) ** 2, 0.0)
-        return q * q * q
     stages: tuple[str, ...] = ("viscosity", "constraint_setup", "constraint_solve", "advect")
     #: The bodies' solids are neighbours inside the solve: their impulses are the whole
     #: pressure on a body (the coupler adds no buoyancy or pressure push of its own).
@@ -184,6 +171,19 @@ class ConstraintSolver:
         self._cap = 0
         #: The last solve's largest impulse change in its final sweep (convergence).
         self.residual = 0.0
+
+    @property
+    def solid_kernel_reach(self) -> float:
+        """Where :meth:`solid_kernel` falls to zero, in ``r_L``: the smoothing radius."""
+        return self.params.radius
+
+    def solid_kernel(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The weight a solid at distance ``d`` (in ``r_L``) adds to a fluid particle's
+        density, up to a constant factor: ``(1 - (d / H)^2)^3`` inside the radius ``H``. The
+        coupler counts the solids of arcs by it (``sampling.kernel_arc_count``): a ball of
+        radius 6 floated 0.18 high at 0.9 with the first-order count (``row + D / 2``)."""
+        q = np.maximum(1.0 - (np.asarray(d, np.float64) / self.params.radius) ** 2, 0.0)
+        return q * q * q
 
     def attach(self, fluid: FluidSystem) -> None:
         """Bind to ``fluid``; scratch for its capacity (kept, and the warm start with it, when
