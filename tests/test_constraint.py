@@ -308,6 +308,18 @@ def test_archimedes_for_a_small_ball(ratio: float) -> None:
     assert abs(f - ratio) < 0.05, f
 
 
+def test_a_kernel_reach_that_is_not_a_length_is_refused() -> None:
+    """A solver that names its kernel must give where it ends: a bad reach is refused when a
+    body is coupled, naming the attribute, instead of counting arcs from nonsense."""
+
+    class BadReach(ConstraintSolver):
+        solid_kernel_reach = -1.0  # type: ignore[assignment]
+
+    w = World(200.0, 150.0, solver=BadReach())
+    with pytest.raises(ValueError, match="solid_kernel_reach"):
+        w.add_ball((100.0, 100.0), 10.0, density=0.5)
+
+
 def test_a_thin_plank_floats_at_its_draft() -> None:
     """A plank 80 x 8 of 0.5 (thinner than twice the solids' inset) on a pool 70 deep: its two
     rows of solids came within 0.8 of each other and the fluid stood off from both, so it rode

@@ -228,10 +228,14 @@ class Coupler(SampleLayout, BodyIO):
         rest = getattr(solver, "solid_rest_distance", None)
         rest = None if rest is None else float(rest) * r_l
         kernel = getattr(solver, "solid_kernel", None)
+        reach = getattr(solver, "solid_kernel_reach", None)
         count = None
-        if rest is not None and kernel is not None:
-            reach = float(getattr(solver, "solid_kernel_reach")) * r_l  # noqa: B009
-            count = kernel_arc_count(lambda d: kernel(d / r_l), reach, rest,
+        if rest is not None and kernel is not None and reach is not None:
+            reach = float(reach)
+            if not (math.isfinite(reach) and reach > 0.0):
+                raise ValueError(f"{type(solver).__name__}.solid_kernel_reach must be a positive "
+                                 f"number of particle spacings, got {reach!r}")
+            count = kernel_arc_count(lambda d: kernel(d / r_l), reach * r_l, rest,
                                      self.spacing_outline)
         return rest, count
 
