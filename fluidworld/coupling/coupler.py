@@ -211,10 +211,12 @@ class Coupler(SampleLayout, BodyIO):
         self._records[shape] = _ShapeRecord(shape, g, outline, interior, area, surface, normals)
         self._dirty = True
 
-    def _outline(self, g: ShapeGeometry) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    def _outline(self, g: ShapeGeometry,
+                 rule: tuple[float | None, ArcCount | None] | None = None
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """A shape's solid particles (body frame, :attr:`solid_inset` inside) and their
-        normals."""
-        rest, count = self._arc_rule()
+        normals; ``rule``: :meth:`_arc_rule`'s answer, if the caller has it already."""
+        rest, count = self._arc_rule() if rule is None else rule
         outline = outline_points(g, self.spacing_outline, self.solid_inset * self.fluid.r_l,
                                  rest, count)
         return outline, outline_normals(g, outline)
@@ -250,8 +252,9 @@ class Coupler(SampleLayout, BodyIO):
     def solver_changed(self) -> None:
         """Place the solid particles again for the fluid's solver (its ``solid_inset``):
         :meth:`World.set_solver <fluidworld.World.set_solver>` calls this."""
+        rule = self._arc_rule()  # the solver's, once for all shapes
         for r in self._records.values():
-            r.outline, r.normals = self._outline(r.geometry)
+            r.outline, r.normals = self._outline(r.geometry, rule)
         self._dirty = True
 
     def reshape(self, shape: pymunk.Shape) -> None:
