@@ -7,7 +7,7 @@ count exactly what was added less what was drained.
 Measured with the same generator on 2026-11-28: 400 scenes like these kept every invariant.
 300 wilder ones (up to eight bodies, jets of up to 2,000 particles/s at up to 900 units/s,
 random ``step(dt)`` calls, solver switches at any step) left a particle faster than 5,000
-units/s in 18 and none inside a body (README, Known limits: small domains filled past their
+units/s in 18 and none inside a body (docs/limits.md: small domains filled past their
 area, bodies jammed together; 21 and two before jets were spread for ``ddr`` and the constraint
 solver); those scenes are not part of this test."""
 

@@ -117,7 +117,7 @@ class Material:
             ``solver.VISCOUS_MATERIAL_NU`` (1,000) up: below, their own knobs set the flow.
             The measured ``nu`` is SRD's own (~1,100 px^2/s at ``srd_alpha = pi/2``, water;
             ~600 at ``pi/3``, oil; game preset) plus ~1.05-1.13x this value
-            (``benchmarks/fidelity.py``, README's table).
+            (``benchmarks/fidelity.py``, its table in docs/benchmarks.md).
         wall_mode: What a particle that crosses a wall does: ``"bounce"`` mirrors the normal
             velocity (scaled by ``restitution``), ``"adhere"`` keeps only ``1 - adhesion`` of the
             velocity.
