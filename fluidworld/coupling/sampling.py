@@ -255,7 +255,7 @@ def outline_points(g: ShapeGeometry, spacing: float, inset: float = 0.0,
             return outline_points(ShapeGeometry(CIRCLE, a[None, :], r), spacing, inset, rest,
                                   arc_count)
         n = np.array([-d[1], d[0]]) / ln
-        if 2.0 * (r - min(max(inset, 0.0), r)) < spacing:
+        if 2.0 * (r - inward) < spacing:  # (a capsule's inward is min(inset, r))
             # a thin wall (or one whose points move in to its centre line): its two sides' rows
             # would lie within a spacing of each other, on top of each other at ``inset >= r``,
             # and the fluid would meet twice the solids a face has (double density relaxation
