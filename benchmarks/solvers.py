@@ -8,7 +8,12 @@ mean (:func:`~fluidworld.fidelity.stability.bottom_compression`, a kernel sum), 
 after it settles (the area under its surface against the block's); and the Archimedes error of
 a 0.6 box on a pool (submerged fraction - 0.6).
 
-Run: ``python benchmarks/solvers.py [--sizes 10000,50000] [--steps N]``
+The dam break's column is square (1,000 deep at 50k particles) unless ``--depth`` lays it that
+deep: ``ddr`` runs more relaxation passes under a column deeper than 400
+(:func:`~fluidworld.fluid.ddr_solver.relax_schedule`: 12 a substep under the square 50k one,
+against 4), so its cost per particle-step depends on the scene's depth.
+
+Run: ``python benchmarks/solvers.py [--sizes 10000,50000] [--steps N] [--depth D]``
 """
 
 from __future__ import annotations
@@ -27,17 +32,22 @@ from fluidworld.fluid import FluidParams, FluidSystem
 from fluidworld.fluid.solvers import SOLVER_NAMES, make_solver
 
 
-def dam_break(n: int, solver: str) -> FluidSystem:
-    side = math.sqrt(n * 100.0 / 5.0)
-    box = math.ceil(2.5 * side / 10.0) * 10.0
-    fs = FluidSystem(FluidParams.game(box, box, max_particles=2 * n + 1000))
+def dam_break(n: int, solver: str, depth: float | None = None) -> FluidSystem:
+    """A column of ``n`` particles at the left of a box 2.5x its width (and its height, for a
+    square column; twice its depth for one ``depth`` deep), as the game preset fills it."""
+    area = n * 100.0 / 5.0  # the game preset's particle area, a0^2 / gamma
+    high = math.sqrt(area) if depth is None else depth
+    wide = area / high
+    box_w = math.ceil(2.5 * wide / 10.0) * 10.0
+    box_h = box_w if depth is None else math.ceil(2.0 * high / 10.0) * 10.0
+    fs = FluidSystem(FluidParams.game(box_w, box_h, max_particles=2 * n + 1000))
     fs.set_solver(make_solver(solver))
-    fs.fill_rect(0.0, 0.0, side, side)
+    fs.fill_rect(0.0, 0.0, wide, high)
     return fs
 
 
-def ms_per_step(n: int, solver: str, steps: int) -> tuple[float, int]:
-    fs = dam_break(n, solver)
+def ms_per_step(n: int, solver: str, steps: int, depth: float | None = None) -> tuple[float, int]:
+    fs = dam_break(n, solver, depth)
     fs.step(3)
     times = []
     for _ in range(steps):
@@ -80,12 +90,13 @@ def archimedes(solver: str) -> float:
     return float(np.mean(fr)) - 0.6
 
 
-def row(name: str, sizes: list[int], steps: int, srd: dict[int, float]) -> str:
+def row(name: str, sizes: list[int], steps: int, srd: dict[int, float],
+        depth: float | None = None) -> str:
     """One solver's line of the table (``srd``: SRD's us per particle-step by size, filled when
-    ``name`` is SRD)."""
+    ``name`` is SRD; ``depth``: the dam break's column that deep instead of square)."""
     cells = []
     for n in sizes:
-        ms, count = ms_per_step(n, name, steps)
+        ms, count = ms_per_step(n, name, steps, depth)
         per = 1e3 * ms / count
         if name == "srd":
             srd[n] = per
@@ -100,7 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,50000")
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--depth", type=float, default=None,
+                    help="lay the dam break's column this deep (and as wide as its particles "
+                         "need) instead of square: ddr runs more relaxation passes under a "
+                         "column over 400 deep (the square 50k column is 1,000)")
     args = ap.parse_args(argv)
+    if args.depth is not None and not 10.0 <= args.depth <= 5000.0:
+        ap.error(f"--depth must be in [10, 5000], got {args.depth}")
     sizes = [int(s) for s in args.sizes.split(",")]
     head = " ".join(f"{f'ms@{n // 1000}k':>9} {'x srd':>6}" for n in sizes)
     print(f"{'solver':>10} {head} {'bottom/mean':>11} {'rest speed':>10} {'surface':>8} "
@@ -109,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     # SRD first: the others' cost per particle-step is given against it, in this process
     for name in sorted(SOLVER_NAMES, key=lambda s: s != "srd"):
         try:
-            print(row(name, sizes, args.steps, srd), flush=True)
+            print(row(name, sizes, args.steps, srd, args.depth), flush=True)
         except Exception as exc:  # a solver being written elsewhere must not hide the others
             print(f"{name:>10} failed: {type(exc).__name__}: {exc}", flush=True)
     return 0

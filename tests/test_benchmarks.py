@@ -109,6 +109,24 @@ def test_solvers_prints_every_solver_in_one_table():
         assert 0.8 < float(r[6]) < 1.2 and abs(float(r[7])) < 0.1, r
 
 
+def test_the_solvers_dam_break_lays_its_column_square_or_as_deep_as_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    import solvers
+
+    square = solvers.dam_break(2000, "srd")
+    shallow = solvers.dam_break(2000, "srd", depth=40.0)
+    for fs, deep in ((square, np.sqrt(2000 * 20.0)), (shallow, 40.0)):
+        y = fs.positions[:, 1]
+        assert abs(fs.count - 2000) < 100
+        assert abs(y.max() - deep) < fs.r_l, (y.max(), deep)
+    # a box 2.5x the column's width and twice its depth (square: 2.5x its side both ways)
+    assert (shallow.params.width, shallow.params.height) == (2500.0, 80.0)
+    assert square.params.width == square.params.height == 500.0
+    with pytest.raises(subprocess.CalledProcessError):
+        _run("solvers.py", "--depth", "1")
+
+
 def test_jelly_prints_a_row_per_solver_with_the_springs():
     text = _run("jelly.py", "--blocks", "2", "--steps", "2", "--rounds", "1", "--settle", "60")
     rows = {r[0]: r for r in (line.split() for line in text.splitlines())
