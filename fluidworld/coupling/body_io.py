@@ -406,35 +406,44 @@ class BodyIO:
             b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
             b.angular_velocity = b.angular_velocity + t * inv_i[k]
 
-    def clip_into_statics(self, J: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The impulses to apply: ``J`` less, for each dynamic body, the part that pushes it
-        into a static or kinematic shape it touches (the contact normals of pymunk's last
-        step). ``J`` itself is left whole (``BodyHandle.fluid_force`` reports the fluid's
-        force, the part the floor carries included); a copy is returned where a part is
-        taken out.
+    def clip_into_statics(self, J: NDArray[np.float64], gravity: tuple[float, float],
+                          h: float) -> NDArray[np.float64]:
+        """The impulses to apply: ``J`` less, for each dynamic body, the part that would push
+        it into a static or kinematic shape it touches (the contact normals of pymunk's last
+        step) beyond what holds it against that shape. ``J`` itself is left whole
+        (``BodyHandle.fluid_force`` reports the fluid's force, the part the shape carries
+        included); a copy is returned where a part is taken out.
 
         The impulses go into the velocity before pymunk's step, which moves a body before it
         solves its contacts: a push into the floor moved the body into it, and the contact took
         back only what passed its slop (a 40 x 40 box of 3x water's density under 100 units of
-        it sat 1.1 units into the floor with ``ddr``, 0.9 with the constraint solver). That push
-        is what the contact would have cancelled: the floor carries it, as it carries the
-        body's weight (measured since: 0.26 / 0.27 units into it; on a dry floor 0.1, pymunk's
-        slop). Called for solvers whose contacts carry the pressure (``contacts_carry_pressure``):
-        SRD's buoyancy and cover push were never into a floor under a body."""
+        it sat 1.1 units into the floor with ``ddr``, 0.9 with the constraint solver; a box of
+        0.5 floated up under a static shelf went 8-9 units into it). A body keeps of the push
+        along a contact's normal ``n`` only what stops it there: its velocity after the push
+        and the step's gravity kick, ``v.n + J.n / m + (g.n) h``, at most 0 (on a floor none
+        of the water's load on its top; under a shelf as much of its buoyancy as its weight);
+        the shape carries the rest, as pymunk's contact would have. Called for solvers whose
+        contacts carry the pressure (``contacts_carry_pressure``)."""
         out = J
+        inv_m = self._inv_apply_now()
         for k in np.flatnonzero(self.dynamic).tolist():
             jx, jy = float(J[k, 0]), float(J[k, 1])
-            if jx == 0.0 and jy == 0.0:
+            if (jx == 0.0 and jy == 0.0) or not inv_m[k] > 0.0:
                 continue
             b = self.bodies[k]
             into: list[tuple[float, float]] = []
             b.each_arbiter(_static_contact_normal, b, into)
+            if not into:
+                continue
+            v = b.velocity
             clipped = False
             for nx, ny in into:
                 push = jx * nx + jy * ny
-                if push > 0.0:
-                    jx -= push * nx
-                    jy -= push * ny
+                keep = max(0.0, -(v.x * nx + v.y * ny) - (gravity[0] * nx + gravity[1] * ny) * h)
+                keep /= float(inv_m[k])
+                if push > keep:
+                    jx -= (push - keep) * nx
+                    jy -= (push - keep) * ny
                     clipped = True
             if clipped:
                 if out is J:

@@ -579,5 +579,5 @@ class Coupler(SampleLayout, BodyIO):
             self._exchange_scratch, params, self._vmax)
         self._added_mass(J, self.submerged_area, self.density_profile, f.params.gravity, h)
         if getattr(f.solver, "contacts_carry_pressure", False):  # the load on a top face
-            J = self.clip_into_statics(J)  # goes to the floor under it, not into it
+            J = self.clip_into_statics(J, f.params.gravity, h)  # the floor carries it
         self._apply(J, tau)

@@ -378,6 +378,22 @@ def floor_overlap(solver: str, density: float = 3.0,
     return lowest, float(np.mean(force))
 
 
+def shelf_overlap(solver: str, seconds: float = 10.0) -> float:
+    """A 40 x 30 box of 0.5 floats up from under water 150 deep into a static shelf (a slab
+    200 x 10 whose underside is at 75): how far into the shelf its top reaches, at most, from
+    the third second on (the body tilts and meets it with a corner)."""
+    w = World(320.0, 240.0, solver=solver)
+    w.add_static_poly([(60.0, 75.0), (260.0, 75.0), (260.0, 85.0), (60.0, 85.0)])
+    w.add_fluid_rect(0.0, 0.0, 320.0, 150.0)
+    box = w.add_box((160.0, 60.0), (40.0, 30.0), density=0.5)
+    deepest = -math.inf
+    for i in range(int(round(seconds * 60.0))):
+        w.step()
+        if i >= 180:
+            deepest = max(deepest, box.shape.cache_bb().top - 75.0)
+    return deepest
+
+
 def rows(quick: bool) -> list[Row]:
     """Crossings per scene (largest over seeds, counted every 10 steps), tanks standing in the
     air (:func:`tank_depth`) and the volume drift.
@@ -399,6 +415,9 @@ def rows(quick: bool) -> list[Row]:
         low = floor_overlap(solver, 3.0, 5.0 if quick else 10.0)[0]
         out.append(Row("walls", f"box 40 x 40 of 3x water on the floor under 100 of it, {solver}: "
                                 "lowest bottom (dry: -0.1)", low, "> -0.4", low > -0.4))
+        up = shelf_overlap(solver, 5.0 if quick else 10.0)
+        out.append(Row("walls", f"box 40 x 30 of 0.5 floated up under a static shelf, {solver}: "
+                                "deepest into it", up, "< 3", up < 3.0))
     surface, cells = volume_drift(0, 10.0)  # small and quick: settled in both modes
     # this measure reads 1.017 for a pool laid flat and left at rest (tests/test_walls.py)
     out.append(Row("walls", "dam break 100 x 160: area under the surface, settled / initial",
