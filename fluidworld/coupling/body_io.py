@@ -22,7 +22,7 @@ from . import kernels as K
 if TYPE_CHECKING:
     from ..fluid import FluidSystem
 
-__all__ = ["ADDED_MASS", "SPEED_SLACK", "BodyIO"]
+__all__ = ["ADDED_MASS", "DEFER_SHARE", "SPEED_SLACK", "BodyIO"]
 
 #: The least mass a body touching the fluid answers to the fluid with, as a share of the fluid
 #: it has under the surface (``ADDED_MASS x rho x submerged area``; a cylinder's true added mass
@@ -52,28 +52,35 @@ _BATCH = _batch_reader()
 _BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
                  | _BATCH.BodyFields.POSITION | _BATCH.BodyFields.ANGLE
                  | _BATCH.BodyFields.VELOCITY | _BATCH.BodyFields.ANGULAR_VELOCITY)
+#: The largest change of velocity in a substep, as a share of the particles' speed limit
+#: (:meth:`~fluidworld.fluid.FluidSystem.speed_limit`, 4,800 units/s at the game preset), whose
+#: part into a contact :meth:`BodyIO.defer_into_contacts` hands pymunk as a force: loads that
+#: press a resting body into a shape change it by a few ``g h`` (7.5 units/s at the game
+#: preset); a fluid packed until it bursts (a faucet run into a sealed box) by thousands, and
+#: as a force that went round the speed limit's reckoning (a box at 11,300 units/s against
+#: the limit's 9,600).
+DEFER_SHARE = 0.1
 #: What the impulses change, written back for the whole space in one call.
 _BATCH_SET_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.VELOCITY
                      | _BATCH.BodyFields.ANGULAR_VELOCITY)
 
 
-def _static_contact_normal(arbiter: pymunk.Arbiter, body: pymunk.Body,
-                           out: list[tuple[float, float]]) -> None:
-    """``each_arbiter`` callback: for a contact of ``body`` with a static or kinematic shape,
-    append the unit normal pointing from ``body`` into that shape (sensors and pairs without
-    contact points hold nothing)."""
+def _contact_normal(arbiter: pymunk.Arbiter, body: pymunk.Body,
+                    out: list[tuple[float, float, pymunk.Body | None]]) -> None:
+    """``each_arbiter`` callback: for a contact of ``body``, append the unit normal pointing
+    from ``body`` into the other shape and the other body (``None`` where it is static or
+    kinematic: it does not give way). Sensors and pairs without contact points hold nothing."""
     a, b = arbiter.shapes
     other = b if a.body is body else a
-    if other.body is None or other.body.body_type == pymunk.Body.DYNAMIC:
-        return
-    if a.sensor or b.sensor or not arbiter.contact_point_set.points:
+    if other.body is None or a.sensor or b.sensor or not arbiter.contact_point_set.points:
         return
     n = arbiter.normal
     length = math.hypot(n.x, n.y)
     if length == 0.0:
         return
     sign = 1.0 if a.body is body else -1.0
-    out.append((sign * n.x / length, sign * n.y / length))
+    partner = other.body if other.body.body_type == pymunk.Body.DYNAMIC else None
+    out.append((sign * n.x / length, sign * n.y / length, partner))
 
 
 class BodyIO:
@@ -406,50 +413,73 @@ class BodyIO:
             b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
             b.angular_velocity = b.angular_velocity + t * inv_i[k]
 
-    def clip_into_statics(self, J: NDArray[np.float64], gravity: tuple[float, float],
-                          h: float) -> NDArray[np.float64]:
-        """The impulses to apply: ``J`` less, for each dynamic body, the part that would push
-        it into a static or kinematic shape it touches (the contact normals of pymunk's last
-        step) beyond what holds it against that shape. ``J`` itself is left whole
-        (``BodyHandle.fluid_force`` reports the fluid's force, the part the shape carries
-        included); a copy is returned where a part is taken out.
+    def defer_into_contacts(self, J: NDArray[np.float64], gravity: tuple[float, float],
+                            h: float) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """Split the impulses into what to write into the velocities now and what to give
+        pymunk as a force for its step: the part that would drive a dynamic body into a shape
+        it touches (the contact normals of pymunk's last step). Returns ``(now, deferred)``;
+        ``now`` is ``J`` itself and ``deferred`` ``None`` where nothing is split off (``J`` is
+        never changed: ``BodyHandle.fluid_force`` reports it whole).
 
-        The impulses go into the velocity before pymunk's step, which moves a body before it
-        solves its contacts: a push into the floor moved the body into it, and the contact took
-        back only what passed its slop (a 40 x 40 box of 3x water's density under 100 units of
-        it sat 1.1 units into the floor with ``ddr``, 0.9 with the constraint solver; a box of
-        0.5 floated up under a static shelf went 8-9 units into it). A body keeps of the push
-        along a contact's normal ``n`` only what stops it there: its velocity after the push
-        and the step's gravity kick, ``v.n + J.n / m + (g.n) h``, at most 0 (on a floor none
-        of the water's load on its top; under a shelf as much of its buoyancy as its weight);
-        the shape carries the rest, as pymunk's contact would have. Called for solvers whose
-        contacts carry the pressure (``contacts_carry_pressure``)."""
-        out = J
+        The impulses go into the velocity before pymunk's step, which moves a body by its
+        velocity before it detects and solves contacts: a push into the floor moved the body
+        into it, and the contact took back only what passed its slop (a 40 x 40 box of 3x
+        water's density under 100 units of it sat 1.1 units into the floor with ``ddr``, 0.9
+        with the constraint solver, whose contacts carry the water's load on its top; a box of
+        0.5 floated up under a static shelf went 8-9 units into it with those two; a crate on a
+        floating raft went 2.3 units into the raft with every solver). A force enters pymunk's
+        step with gravity, after the move and before the contacts, which then carry it, its
+        friction included. Along a contact's normal ``n`` a body keeps as an impulse what
+        leaves it not closing on the shape: ``v.n + J.n / m + (g.n) h`` at most 0 on a static
+        or kinematic one, ``(v - w).n + J.n / m`` at most 0 on a dynamic one moving at ``w``
+        (gravity moves both alike)."""
+        now = J
+        deferred: NDArray[np.float64] | None = None
         inv_m = self._inv_apply_now()
+        most = DEFER_SHARE * self.fluid.speed_limit()
         for k in np.flatnonzero(self.dynamic).tolist():
             jx, jy = float(J[k, 0]), float(J[k, 1])
             if (jx == 0.0 and jy == 0.0) or not inv_m[k] > 0.0:
                 continue
+            if math.hypot(jx, jy) * inv_m[k] > most:  # a blow, not a load: as an impulse
+                continue
             b = self.bodies[k]
-            into: list[tuple[float, float]] = []
-            b.each_arbiter(_static_contact_normal, b, into)
-            if not into:
+            touching: list[tuple[float, float, pymunk.Body | None]] = []
+            b.each_arbiter(_contact_normal, b, touching)
+            if not touching:
                 continue
             v = b.velocity
-            clipped = False
-            for nx, ny in into:
-                push = jx * nx + jy * ny
-                keep = max(0.0, -(v.x * nx + v.y * ny) - (gravity[0] * nx + gravity[1] * ny) * h)
-                keep /= float(inv_m[k])
+            dx = dy = 0.0
+            for nx, ny, partner in touching:
+                push = (jx - dx) * nx + (jy - dy) * ny
+                if partner is None:
+                    away = -(v.x * nx + v.y * ny) - (gravity[0] * nx + gravity[1] * ny) * h
+                else:
+                    w = partner.velocity
+                    away = -((v.x - w.x) * nx + (v.y - w.y) * ny)
+                keep = max(0.0, away) / float(inv_m[k])
                 if push > keep:
-                    jx -= (push - keep) * nx
-                    jy -= (push - keep) * ny
-                    clipped = True
-            if clipped:
-                if out is J:
-                    out = J.copy()
-                out[k, 0], out[k, 1] = jx, jy
-        return out
+                    dx += (push - keep) * nx
+                    dy += (push - keep) * ny
+            if dx == 0.0 and dy == 0.0:
+                continue
+            if deferred is None:
+                now, deferred = J.copy(), np.zeros_like(J)
+            now[k, 0] -= dx
+            now[k, 1] -= dy
+            deferred[k, 0], deferred[k, 1] = dx, dy
+        return now, deferred
+
+    def apply_deferred(self, deferred: NDArray[np.float64], h: float) -> None:
+        """Add the deferred impulses (:meth:`defer_into_contacts`) to the bodies' forces for
+        pymunk's next step of ``h``: the same change of velocity, ``deferred / m`` with the
+        mass the impulses are applied with (added mass included), over the body's own mass."""
+        inv_m = self._inv_apply_now()
+        for k in np.flatnonzero(np.any(deferred != 0.0, axis=1)).tolist():
+            b = self.bodies[k]
+            scale = float(inv_m[k]) * b.mass / h
+            f = b.force
+            b.force = (f.x + float(deferred[k, 0]) * scale, f.y + float(deferred[k, 1]) * scale)
 
     def _inv_apply_now(self) -> NDArray[np.float64]:
         """The inverse masses the impulses are applied with (:meth:`_added_mass`)."""

@@ -394,6 +394,22 @@ def shelf_overlap(solver: str, seconds: float = 10.0) -> float:
     return deepest
 
 
+def deck_overlap(solver: str, seconds: float = 8.0) -> float:
+    """A 40 x 40 crate of water's density on a raft 200 x 20 of 0.5 floating on water 100 deep
+    (400 wide): how far the crate reaches into the raft, at most, from the third second on."""
+    w = World(400.0, 240.0, solver=solver)
+    w.add_fluid_rect(0.0, 0.0, 400.0, 100.0)
+    raft = w.add_box((200.0, 105.0), (200.0, 20.0), density=0.5)
+    crate = w.add_box((200.0, 136.0), (40.0, 40.0), density=1.0)
+    deepest = 0.0
+    for i in range(int(round(seconds * 60.0))):
+        w.step()
+        if i >= 180:
+            points = raft.shape.shapes_collide(crate.shape).points
+            deepest = max([deepest, *(-p.distance for p in points)])
+    return deepest
+
+
 def rows(quick: bool) -> list[Row]:
     """Crossings per scene (largest over seeds, counted every 10 steps), tanks standing in the
     air (:func:`tank_depth`) and the volume drift.
@@ -418,6 +434,9 @@ def rows(quick: bool) -> list[Row]:
         up = shelf_overlap(solver, 5.0 if quick else 10.0)
         out.append(Row("walls", f"box 40 x 30 of 0.5 floated up under a static shelf, {solver}: "
                                 "deepest into it", up, "< 3", up < 3.0))
+        deck = deck_overlap(solver, 5.0 if quick else 8.0)
+        out.append(Row("walls", f"crate 40 x 40 of 1 on a floating raft, {solver}: deepest into "
+                                "it (dry: 0.1)", deck, "< 0.5", deck < 0.5))
     surface, cells = volume_drift(0, 10.0)  # small and quick: settled in both modes
     # this measure reads 1.017 for a pool laid flat and left at rest (tests/test_walls.py)
     out.append(Row("walls", "dam break 100 x 160: area under the surface, settled / initial",
