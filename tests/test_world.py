@@ -10,6 +10,7 @@ import pymunk
 import pytest
 
 from fluidworld import world_fluid
+from fluidworld.coupling.body_io import SPEED_SLACK
 from fluidworld.fluid import FluidParams, Material
 from fluidworld.fluid.advection import MAX_SPEED_CELLS
 from fluidworld.fluid.params import default_materials
@@ -507,9 +508,12 @@ def test_a_faucet_left_running_in_a_sealed_box_flings_nothing(
         w.step()
         fastest = max(fastest, float(np.hypot(*box.body.velocity)))
         assert w.check().nan == 0 and w.check().bodies_nan == 0
-    # the fluid takes a body to at most twice its speed limit; pymunk's gravity kick of the
-    # last substep comes on top (9,602 units/s measured once, against 2 x 4,800 + 7.5)
-    assert fastest <= 2.0 * limit + math.hypot(*p.gravity) * p.h + 1.0, fastest
+    # the fluid takes a body to at most twice its speed limit, or its speed plus the cap's
+    # slack where pymunk's contacts have already turned some of its (capped) spin into speed;
+    # pymunk's gravity kick of the last substep comes on top (measured 9,600 / 8,577 / 9,619
+    # units/s with srd / ddr / constraint, against 2 x 4,800 + 7.5)
+    g_h = math.hypot(*p.gravity) * p.h
+    assert fastest <= 2.0 * limit + (SPEED_SLACK + 1.0) * g_h, fastest
     assert w.fluid.count == w.particles_added > 1000
 
 

@@ -413,28 +413,33 @@ class BodyIO:
             b.velocity = (v.x + jx * inv_m[k], v.y + jy * inv_m[k])
             b.angular_velocity = b.angular_velocity + t * inv_i[k]
 
-    def defer_into_contacts(self, J: NDArray[np.float64], gravity: tuple[float, float],
-                            h: float) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    def defer_into_contacts(
+            self, J: NDArray[np.float64], tau: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
         """Split the impulses into what to write into the velocities now and what to give
-        pymunk as a force for its step: the part that would drive a dynamic body into a shape
-        it touches (the contact normals of pymunk's last step). Returns ``(now, deferred)``;
-        ``now`` is ``J`` itself and ``deferred`` ``None`` where nothing is split off (``J`` is
-        never changed: ``BodyHandle.fluid_force`` reports it whole).
+        pymunk as a force and torque for its step: for a dynamic body touching a shape (the
+        contacts of pymunk's last step), the part of its impulse that would drive it into the
+        shape, and its angular impulse. Returns ``(J_now, tau_now, deferred)``, ``deferred`` an
+        ``(n, 3)`` array of impulses ``x, y`` and angular impulse, or ``None`` (then ``J_now``
+        and ``tau_now`` are ``J`` and ``tau`` themselves). ``J`` and ``tau`` are never changed
+        (``BodyHandle.fluid_force`` reports the push whole).
 
-        The impulses go into the velocity before pymunk's step, which moves a body by its
-        velocity before it detects and solves contacts: a push into the floor moved the body
-        into it, and the contact took back only what passed its slop (a 40 x 40 box of 3x
-        water's density under 100 units of it sat 1.1 units into the floor with ``ddr``, 0.9
-        with the constraint solver, whose contacts carry the water's load on its top; a box of
-        0.5 floated up under a static shelf went 8-9 units into it with those two; a crate on a
-        floating raft went 2.3 units into the raft with every solver). A force enters pymunk's
-        step with gravity, after the move and before the contacts, which then carry it, its
-        friction included. Along a contact's normal ``n`` a body keeps as an impulse what
-        leaves it not closing on the shape: ``v.n + J.n / m + (g.n) h`` at most 0 on a static
-        or kinematic one, ``(v - w).n + J.n / m`` at most 0 on a dynamic one moving at ``w``
-        (gravity moves both alike)."""
-        now = J
+        pymunk's step moves a body by its velocity first, then detects and solves contacts: an
+        impulse written into the velocity before the step moved the body into what it pressed
+        on, and the contact's bias took the overlap back slowly (a 40 x 40 box of 3x water's
+        density under 100 units of it sat 1.1 units into the floor with ``ddr``, 0.9 with the
+        constraint solver, whose contacts carry the water's load on its top; a box of 0.5
+        floated up under a static slab drove a tilted corner 8-9 units into it with those two,
+        1.6 with SRD; a crate on a floating raft sat 2.3 units into the raft with every
+        solver). A force enters pymunk's step with gravity, after the move and before the
+        contacts, which then carry it, friction included. Along a contact's normal ``n`` a body
+        keeps as an impulse only what stops it moving away from the shape, ``-(v - w).n`` at
+        most (``w`` the other body's velocity, 0 for a static or kinematic one): keeping what
+        cancels gravity's kick under a slab moved the body ``g h^2`` into it every substep and
+        left it 1.3 units in. A body pushed by the fluid into the shape it touches gets the
+        fluid's angular impulse as a torque as well (as an impulse it turned a corner in)."""
         deferred: NDArray[np.float64] | None = None
+        J_now, tau_now = J, tau
         inv_m = self._inv_apply_now()
         most = DEFER_SHARE * self.fluid.speed_limit()
         for k in np.flatnonzero(self.dynamic).tolist():
@@ -451,35 +456,36 @@ class BodyIO:
             v = b.velocity
             dx = dy = 0.0
             for nx, ny, partner in touching:
+                w = (0.0, 0.0) if partner is None else partner.velocity
+                keep = max(0.0, -((v.x - w[0]) * nx + (v.y - w[1]) * ny)) / float(inv_m[k])
                 push = (jx - dx) * nx + (jy - dy) * ny
-                if partner is None:
-                    away = -(v.x * nx + v.y * ny) - (gravity[0] * nx + gravity[1] * ny) * h
-                else:
-                    w = partner.velocity
-                    away = -((v.x - w.x) * nx + (v.y - w.y) * ny)
-                keep = max(0.0, away) / float(inv_m[k])
                 if push > keep:
                     dx += (push - keep) * nx
                     dy += (push - keep) * ny
             if dx == 0.0 and dy == 0.0:
                 continue
             if deferred is None:
-                now, deferred = J.copy(), np.zeros_like(J)
-            now[k, 0] -= dx
-            now[k, 1] -= dy
-            deferred[k, 0], deferred[k, 1] = dx, dy
-        return now, deferred
+                J_now, tau_now, deferred = J.copy(), tau.copy(), np.zeros((len(J), 3))
+            J_now[k, 0] -= dx
+            J_now[k, 1] -= dy
+            deferred[k] = dx, dy, tau[k]
+            tau_now[k] = 0.0
+        return J_now, tau_now, deferred
 
     def apply_deferred(self, deferred: NDArray[np.float64], h: float) -> None:
-        """Add the deferred impulses (:meth:`defer_into_contacts`) to the bodies' forces for
-        pymunk's next step of ``h``: the same change of velocity, ``deferred / m`` with the
-        mass the impulses are applied with (added mass included), over the body's own mass."""
+        """Add the deferred impulses (:meth:`defer_into_contacts`) to the bodies' force and
+        torque for pymunk's next step of ``h``: the same changes of velocity and spin as the
+        impulses (with the mass and moment they are applied with, added mass included), over
+        the body's own mass and moment."""
         inv_m = self._inv_apply_now()
+        inv_i = self._inv_moment_now()
         for k in np.flatnonzero(np.any(deferred != 0.0, axis=1)).tolist():
             b = self.bodies[k]
             scale = float(inv_m[k]) * b.mass / h
             f = b.force
             b.force = (f.x + float(deferred[k, 0]) * scale, f.y + float(deferred[k, 1]) * scale)
+            if inv_i[k] > 0.0 and deferred[k, 2] != 0.0:  # (a body that does not turn: none)
+                b.torque = b.torque + float(deferred[k, 2]) * float(inv_i[k]) * b.moment / h
 
     def _inv_apply_now(self) -> NDArray[np.float64]:
         """The inverse masses the impulses are applied with (:meth:`_added_mass`)."""

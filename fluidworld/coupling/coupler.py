@@ -581,7 +581,7 @@ class Coupler(SampleLayout, BodyIO):
         # what would drive a body into a shape it touches goes to pymunk as a force, under the
         # same speed limit as the rest (a packed fluid flung a box to 7e6 units/s through it)
         self._limit_speed(J, tau)
-        J, deferred = self.defer_into_contacts(J, f.params.gravity, h)
+        J, tau, deferred = self.defer_into_contacts(J, tau)
         self._apply(J, tau)
         if deferred is not None:
             self.apply_deferred(deferred, h)
