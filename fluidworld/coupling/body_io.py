@@ -34,6 +34,14 @@ ADDED_MASS = 0.25
 #: twice the particles' speed limit; :meth:`BodyIO._limit_speed`): the support against gravity
 #: is 1, a light body rising at the added mass's limit 1 / ADDED_MASS = 4.
 SPEED_SLACK = 8.0
+#: The largest change of velocity in a substep, as a share of the particles' speed limit
+#: (:meth:`~fluidworld.fluid.FluidSystem.speed_limit`, 4,800 units/s at the game preset), whose
+#: part into a contact :meth:`BodyIO.defer_into_contacts` hands pymunk as a force: loads that
+#: press a resting body into a shape change it by a few ``g h`` (7.5 units/s at the game
+#: preset); a fluid packed until it bursts (a faucet run into a sealed box) by thousands, and
+#: as a force that went round the speed limit's reckoning (a box at 11,300 units/s against
+#: the limit's 9,600).
+DEFER_SHARE = 0.1
 
 
 def _batch_reader() -> Any:
@@ -52,14 +60,6 @@ _BATCH = _batch_reader()
 _BATCH_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.BODY_ID
                  | _BATCH.BodyFields.POSITION | _BATCH.BodyFields.ANGLE
                  | _BATCH.BodyFields.VELOCITY | _BATCH.BodyFields.ANGULAR_VELOCITY)
-#: The largest change of velocity in a substep, as a share of the particles' speed limit
-#: (:meth:`~fluidworld.fluid.FluidSystem.speed_limit`, 4,800 units/s at the game preset), whose
-#: part into a contact :meth:`BodyIO.defer_into_contacts` hands pymunk as a force: loads that
-#: press a resting body into a shape change it by a few ``g h`` (7.5 units/s at the game
-#: preset); a fluid packed until it bursts (a faucet run into a sealed box) by thousands, and
-#: as a force that went round the speed limit's reckoning (a box at 11,300 units/s against
-#: the limit's 9,600).
-DEFER_SHARE = 0.1
 #: What the impulses change, written back for the whole space in one call.
 _BATCH_SET_FIELDS = (None if _BATCH is None else _BATCH.BodyFields.VELOCITY
                      | _BATCH.BodyFields.ANGULAR_VELOCITY)
