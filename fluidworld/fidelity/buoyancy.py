@@ -5,7 +5,9 @@ Scenes (each built from the public :class:`~fluidworld.World` API; pools 100 uni
 * ``float`` -- a box 72 x 24 or a ball of radius 20 of density ``ratio x`` the fluid's, let
   down onto a pool of water, oil or honey; the submerged area fraction (geometric, below the
   surface measured from the particles beside the body, time-averaged) against ``ratio``
-  (Archimedes), or, for ``ratio > 1``, where the body ends (on the floor).
+  (Archimedes), or, for ``ratio > 1``, where the body ends: two body heights under the
+  surface or on the floor after :data:`SINK_SECONDS` (8 s; honey, ~22x water's viscosity,
+  90 s: the body sinks at its Stokes speed, see :func:`sinks`).
 * ``calm`` -- a ball or a box of density 0.5 or 0.8 set at its Archimedes draft on a settled
   pool of still water: the largest turn (degrees) and the largest drift of its centre (in units
   of its size: the ball's diameter, the box's width) over 10 s. Theory: 0 and 0.
@@ -34,6 +36,8 @@ __all__ = [
     "submerged_fraction",
     "mean_fraction",
     "float_fraction",
+    "sinks",
+    "SINK_SECONDS",
     "calm_motion",
     "fill",
     "displacement_ratio",
@@ -45,6 +49,11 @@ __all__ = [
 DEPTH = 100.0
 BOX = (72.0, 24.0)
 BALL = 20.0
+#: How long a body of 1.1x the fluid's density is given to sink, by fluid. Honey is ~22x
+#: water's viscosity at this resolution (~24,000 units^2/s), so a body 0.1 heavier than it
+#: sinks at its Stokes speed: a ball of radius 20 at ~1.8 units/s, on the floor of a pool 100
+#: deep after ~45 s, a 72 x 24 box after ~75 s (water: within 8 s).
+SINK_SECONDS = {"water": 8.0, "oil": 8.0, "honey": 90.0}
 
 
 def pool(width: float, height: float, material: str = "water", depth: float = DEPTH,
@@ -252,6 +261,18 @@ def float_fraction(kind: str, material: str, ratio: float, seed: int = 0,
     return FloatResult(float(np.mean(fr)), float(bb.bottom), vmax)
 
 
+def sinks(kind: str, material: str, ratio: float = 1.1, seed: int = 0) -> tuple[bool, FloatResult]:
+    """Whether a body of ``ratio x`` the fluid's density (``ratio > 1``) dropped onto a pool of
+    ``material`` (:func:`float_fraction`) has sunk after :data:`SINK_SECONDS`: wholly under the
+    surface, and its lowest point two body heights under the fill depth or on the floor
+    (within a particle spacing ``r_L`` of it: a flat body comes to rest on a layer of fluid)."""
+    res = float_fraction(kind, material, ratio, seed=seed, seconds=SINK_SECONDS[material])
+    height = BOX[1] if kind == "box" else 2.0 * BALL
+    floor = FluidParams.game(320.0, DEPTH + 100.0).r_l
+    deep = res.bottom < DEPTH - 2.0 * height or res.bottom < floor
+    return res.fraction > 0.99 and deep, res
+
+
 def calm_motion(kind: str, density: float, seed: int = 0, seconds: float = 10.0,
                 width: float = 320.0, into_pool: bool = False,
                 offset: float = 3.0) -> tuple[float, float]:
@@ -379,19 +400,20 @@ def rows(quick: bool) -> list[Row]:
     out: list[Row] = []
     ratios = (0.6, 0.9, 1.1) if quick else (0.4, 0.6, 0.8, 0.9, 1.1)
     for material in ("water", "oil", "honey"):
-        secs = 8.0
         for kind in ("box", "ball"):
             for r in ratios:
-                res = float_fraction(kind, material, r, seconds=secs)
                 if r < 1.0:
+                    res = float_fraction(kind, material, r)
                     out.append(Row("archimedes", f"{kind} {r:g}x {material}: submerged fraction",
                                    res.fraction, f"{r:g} +- 0.05",
                                    abs(res.fraction - r) <= 0.05))
-                else:
-                    deep = DEPTH - 2.0 * (BOX[1] if kind == "box" else 2.0 * BALL)
-                    out.append(Row("archimedes", f"{kind} {r:g}x {material}: bottom height",
-                                   res.bottom, f"< {deep:g} (sinking)",
-                                   res.fraction > 0.99 and res.bottom < deep))
+                    continue
+                ok, res = sinks(kind, material, r)
+                deep = DEPTH - 2.0 * (BOX[1] if kind == "box" else 2.0 * BALL)
+                secs = SINK_SECONDS[material]
+                out.append(Row("archimedes",
+                               f"{kind} {r:g}x {material}: bottom height after {secs:g} s",
+                               res.bottom, f"< {deep:g} or on the floor", ok))
     if not quick:
         out += _other_pools()
     for kind in ("ball", "box"):
