@@ -39,6 +39,14 @@ def test_archimedes_in_each_fluid(material: str, kind: str, ratio: float) -> Non
     assert math.isfinite(res.max_speed)
 
 
+def test_a_ball_sinks_through_honey_in_proportion_to_its_excess_density() -> None:
+    """Stokes drag: a ball of radius 20 sinking through honey goes at a speed in proportion
+    to ``rho_b / rho - 1``, so a 1.2x ball is twice as fast as a 1.1x one (measured 1.99:
+    3.69 / 1.86 units/s); a yield stress would hold the lighter one back more."""
+    v1, v2 = B.sinking_speed(1.1), B.sinking_speed(1.2)
+    assert v1 > 0.5 and 1.6 <= v2 / v1 <= 2.5, (v1, v2)
+
+
 @pytest.mark.parametrize(("shape", "ratio"), [("box", 0.8), ("ball", 0.6)])
 def test_archimedes_in_honey_whatever_the_pool_depth(shape: str, ratio: float) -> None:
     """Honey 120 deep (its top row of pressure cells partly filled, where 100 fills it): a box

@@ -37,6 +37,7 @@ __all__ = [
     "mean_fraction",
     "float_fraction",
     "sinks",
+    "sinking_speed",
     "SINK_SECONDS",
     "calm_motion",
     "fill",
@@ -273,6 +274,33 @@ def sinks(kind: str, material: str, ratio: float = 1.1, seed: int = 0) -> tuple[
     return res.fraction > 0.99 and deep, res
 
 
+def sinking_speed(ratio: float, material: str = "honey", seed: int = 0,
+                  band: tuple[float, float] = (70.0, 40.0), limit: float = 120.0) -> float:
+    """How fast a ball of radius 20 and ``ratio x`` the fluid's density (``ratio > 1``) sinks
+    through a pool of ``material`` 100 deep (:func:`float_fraction`'s scene): the slope of a
+    line fitted to its centre's height over time while the centre passes through ``band`` (a
+    radius under the surface to a radius over the floor), in units/s; NaN if it has not passed
+    it within ``limit`` seconds. Stokes drag makes it proportional to the excess density
+    ``ratio - 1`` (a yield stress would hold the lightest bodies)."""
+    w = pool(320.0, DEPTH + 100.0, material, seed=seed)
+    e = add_body(w, "ball", 160.0, DEPTH + 1.0, ratio * fluid_density(w, material))
+    ts: list[float] = []
+    ys: list[float] = []
+    for i in range(1, int(round(limit * 60)) + 1):
+        w.step()
+        if i % 15:
+            continue
+        y = float(e.body.position.y)
+        if band[1] < y < band[0]:
+            ts.append(i / 60.0)
+            ys.append(y)
+        elif y <= band[1]:
+            break
+    if len(ts) < 3 or e.body.position.y > band[1]:
+        return math.nan
+    return float(-np.polyfit(ts, ys, 1)[0])
+
+
 def calm_motion(kind: str, density: float, seed: int = 0, seconds: float = 10.0,
                 width: float = 320.0, into_pool: bool = False,
                 offset: float = 3.0) -> tuple[float, float]:
@@ -414,6 +442,10 @@ def rows(quick: bool) -> list[Row]:
                 out.append(Row("archimedes",
                                f"{kind} {r:g}x {material}: bottom height after {secs:g} s",
                                res.bottom, f"< {deep:g} or on the floor", ok))
+    v1, v2 = sinking_speed(1.1), sinking_speed(1.2)
+    out.append(Row("archimedes", f"ball in honey: sinking speed 1.2x / 1.1x ({v2:.2f} / "
+                   f"{v1:.2f} units/s; Stokes: 2)", v2 / v1, "1.6 .. 2.5",
+                   1.6 <= v2 / v1 <= 2.5))
     if not quick:
         out += _other_pools()
     for kind in ("ball", "box"):
