@@ -7,7 +7,8 @@ Scenes (each built from the public :class:`~fluidworld.World` API; pools 100 uni
   surface measured from the particles beside the body, time-averaged) against ``ratio``
   (Archimedes), or, for ``ratio > 1``, where the body ends: two body heights under the
   surface or on the floor after :data:`SINK_SECONDS` (8 s; honey, ~22x water's viscosity,
-  90 s: the body sinks at its Stokes speed, see :func:`sinks`).
+  90 s: the body sinks at a viscous speed, in proportion to its excess density as Stokes drag
+  gives, see :func:`sinks` and :func:`sinking_speed`).
 * ``calm`` -- a ball or a box of density 0.5 or 0.8 set at its Archimedes draft on a settled
   pool of still water: the largest turn (degrees) and the largest drift of its centre (in units
   of its size: the ball's diameter, the box's width) over 10 s. Theory: 0 and 0.
@@ -52,8 +53,8 @@ BOX = (72.0, 24.0)
 BALL = 20.0
 #: How long a body of 1.1x the fluid's density is given to sink, by fluid. Honey is ~22x
 #: water's viscosity at this resolution (~24,000 units^2/s), so a body 0.1 heavier than it
-#: sinks at its Stokes speed: a ball of radius 20 at ~1.8 units/s, on the floor of a pool 100
-#: deep after ~45 s, a 72 x 24 box after ~75 s (water: within 8 s).
+#: sinks at a viscous speed (:func:`sinking_speed`): a ball of radius 20 at ~1.9 units/s, on the
+#: floor of a pool 100 deep after ~45 s, a 72 x 24 box after ~75 s (water: within 8 s).
 SINK_SECONDS = {"water": 8.0, "oil": 8.0, "honey": 90.0}
 
 
