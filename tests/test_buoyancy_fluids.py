@@ -25,11 +25,12 @@ def test_archimedes_in_each_fluid(material: str, kind: str, ratio: float) -> Non
     a submerged fraction of ``ratio`` +-0.05; at 1.1x it sinks: wholly under, its bottom two
     body heights below the surface or on the floor after 8 s, in honey after 90 s.
 
-    Honey is ~22x water's viscosity, so a body 0.1 heavier sinks through it at its Stokes
-    speed (measured 2026-11-30, seeds 0-2: a ball of radius 20 at ~1.8 units/s, on the floor
-    after ~45 s; the 72 x 24 box floats like a boat for its first seconds, honey flowing over
-    its deck, under the surface by 8 s and resting on a layer of honey over the floor after
-    ~75 s). Until then the test asked honey for the 8 s of water and was marked xfail."""
+    Honey is ~22x water's viscosity, so a body 0.1 heavier sinks through it at a viscous
+    speed, in proportion to its excess density (measured 2026-11-30, seeds 0-2: a ball of
+    radius 20 at ~1.8 units/s, on the floor after ~45 s; the 72 x 24 box floats like a boat
+    for its first seconds, honey flowing over its deck, under the surface by 8 s and resting
+    on a layer of honey over the floor after ~75 s). Until then the test asked honey for the
+    8 s of water and was marked xfail."""
     if ratio < 1.0:
         res = B.float_fraction(kind, material, ratio, seconds=8.0, average=3.0)
         assert abs(res.fraction - ratio) <= 0.05, f"submerged fraction {res.fraction:.3f}"
