@@ -106,6 +106,7 @@ class GridStore:
         #: The ghost-fluid surface distances (``FluidParams.surface_ghost``), made at first use.
         self._theta_grid: NDArray[np.float64] | None = None
         self._theta_heights: NDArray[np.float64] | None = None  # its columns' surfaces
+        self._theta_tops: NDArray[np.float64] | None = None  # its cells' highest particles
         self._init_cut_cells()
 
     def _init_cut_cells(self) -> None:

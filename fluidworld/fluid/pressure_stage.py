@@ -11,6 +11,7 @@ variant (``FluidSystem.parallel``). The grids are the fluid's own arrays (``cell
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -169,6 +170,11 @@ def _theta(fs: FluidSystem, cnt: NDArray[np.float64], walls: NDArray[np.uint8],
     hs = getattr(fs, "_theta_heights", None)
     if hs is None or len(hs) != cnt.shape[1]:
         hs = fs._theta_heights = np.empty(cnt.shape[1])
+    tops = getattr(fs, "_theta_tops", None)
+    if tops is None or tops.shape[1:] != cnt.shape:
+        tops = fs._theta_tops = np.empty((2, *cnt.shape))
+    surface_ghost.cell_tops(fs.pos, fs.count, fs._cell_of, tops)
+    surf = (fs.params.a0, fs.r_l * math.sqrt(3.0) / 4.0, 1.5 * fs.r_l)
     surface_ghost.surface_theta(cnt, walls, fs.solid_fraction, fs.params.gamma, th,
-                                (fs._phi_pad, fs._dpot_pad), rows, hs)
+                                (fs._phi_pad, fs._dpot_pad), rows, hs, tops, surf)
     return th
