@@ -350,14 +350,14 @@ def _mean_surface(world: World, exclude: tuple[float, float]) -> float:
 
 def displacement_ratio(kind: str, material: str, ratio: float = 0.8, seed: int = 0,
                        seconds: float = 12.0, average: float = 8.0,
-                       width: float = 200.0) -> float:
+                       width: float = 200.0, size: float = 1.5) -> float:
     """Rise of the surface (far from the body) caused by a floating body, over its submerged
     area / the pool's width: 1 if the water under the body is not compressed. The same pool
     and seed run with and without the body; heights are averaged over the last ``average``
-    seconds. (Until 2026-11-28: 6 s, the last 3 averaged. The drop sets the pool sloshing, and
-    over 3 s that swung the ratio by +-0.04 with the seed; over 8 s the box 0.8 in oil, seeds
-    0-3, reads 0.91-0.97, where 3 s read 0.895-0.965.)"""
-    size = 1.5
+    seconds. The body is ``size`` x the standard box or ball (:func:`add_body`). (Until
+    2026-11-28: 6 s, the last 3 averaged. The drop sets the pool sloshing, and over 3 s that
+    swung the ratio by +-0.04 with the seed; over 8 s the box 0.8 in oil, seeds 0-3, reads
+    0.91-0.97, where 3 s read 0.895-0.965.)"""
     levels = []
     sub = []
     for with_body in (False, True):

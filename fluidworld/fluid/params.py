@@ -304,9 +304,10 @@ class FluidParams:
             with a body's cover and no water in their top cells take the surface of the
             columns beside them. Pools rest with it (0.16-0.43 % of ``sqrt(g d)`` 15-75 deep;
             0.0-0.3 % without). Not the default because floating bodies bob more on the
-            surface it frees (a crate's height swings 0.66 units against 0.24), raise the level
-            less (0.81 of their submerged area over the width against 0.92) and it costs a pass
-            over the particles a substep. Only with gravity mostly along ``-y``, and not
+            surface it frees (a crate's height swings 0.66 units against 0.24), raised the
+            level less (0.81 of their submerged area over the width against 0.92, before the
+            cells that hold cover corrected their own count) and it costs a pass over the
+            particles a substep. Only with gravity mostly along ``-y``, and not
             while materials of different densities share the fluid (that solve keeps the
             surface at the air cell). ``docs/architecture.md``, Limits, "Surfaces to the
             cell".

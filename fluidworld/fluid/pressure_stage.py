@@ -84,6 +84,8 @@ def _solve(fs: FluidSystem, h: float, rows: NDArray[np.int64],
         rhs = pc.converged_rhs_parallel if par else pc.converged_rhs
         rhs(cnt, walls, cvel, p.a0, p.gamma, h,
             p.density_correction, fs._div, fs._rhs_density, rows, fs._row_sums, fs._row_air)
+        pc.correct_covered_cells(cnt, solid, walls, fs.wall_cover, p.gamma, p.a0,
+                                 p.density_correction, h, rows, fs._rhs_density)
         theta = _theta(fs, cnt, walls, rows)
         pc.solver_coefficients(cnt, walls, fs._invk, rows, theta)
         grad_of = pc.converged_correction_parallel if par else pc.converged_correction
