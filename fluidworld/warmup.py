@@ -194,10 +194,14 @@ def _expected(cold: list[Any], world: World | None) -> int:
 
 
 def _step_copy(world: World, steps: int) -> None:
+    from .replay import replaying_disabled
+
     try:
-        twin = copy.deepcopy(world)
+        with replaying_disabled():  # a throwaway copy: no replay of the world's steps
+            twin = copy.deepcopy(world)
     except Exception:  # a level may hold something that does not copy: warm up without it
         return
+    twin.replay_limit = 0  # and it keeps no origin
     _add_jelly(twin)
     for _ in range(steps):
         twin.step()

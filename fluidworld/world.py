@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pymunk
 
-from . import saving
+from . import replay, saving
 from .coupling import Coupler, CouplingParams
 from .entities import (
     BodyEnteredWaterEvent,
@@ -65,6 +65,7 @@ from .fluid import FluidParams, FluidSystem, Material
 from .fluid.params import _flag, _positive
 from .fluid.solver import Solver
 from .fluid.solvers import make_solver
+from .replay import REPLAY_LIMIT, Replay
 from .world_bodies import REACH, BodyHelpers
 from .world_fluid import MAX_EMITTER_RATE, FluidHelpers
 from .world_step import MAX_STEP_SUBSTEPS, StepHelpers
@@ -228,6 +229,13 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         self.profile_detail: dict[str, float] = {"contain": 0.0, "space_step": 0.0}
         self.time = 0.0
         self.steps = 0
+        #: Steps after its first (or after a load) for which the world keeps what a save needs
+        #: to load bit-exact (:mod:`fluidworld.replay`: loading then replays as many steps);
+        #: 0 keeps nothing, and saves load exact but for pymunk's warm-start state.
+        self.replay_limit = REPLAY_LIMIT
+        self._replay: Replay | None = None
+        self._replay_off = False  # True: record nothing (unpicklable, past the limit, replaying)
+        self._replay_external = False  # a LevelSession records its world with the level
         self._init_registry()
         self.bounds: tuple[pymunk.Shape, ...] = ()
         if own_space if bounds is None else bounds:
@@ -277,6 +285,16 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         for b, cog, pos, angle, vel, spin in exact:
             b.center_of_gravity, b.position, b.angle = cog, pos, angle
             b.velocity, b.angular_velocity = vel, spin
+        for key, value in (("replay_limit", REPLAY_LIMIT), ("_replay", None),
+                           ("_replay_off", False), ("_replay_external", False)):
+            self.__dict__.setdefault(key, value)  # saves of fluidworld before the replay
+        rec = self._replay
+        twin = replay.exact_or_none(self, rec) if rec is not None else None
+        if twin is not None:
+            replay.adopt(self, twin)  # the saved world, pymunk's warm-start state included
+        else:  # as unpickled: no warm-start state, so it can be an origin itself
+            self._replay = None
+            self._replay_off = self._replay_external
 
     # ------------------------------------------------------------------ registry
     def _register(self, e: Entity) -> Entity:
@@ -464,10 +482,12 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
 
     @classmethod
     def restore(cls, data: bytes) -> World:
-        """A world from :meth:`snapshot` bytes; it continues as the saved one would have (bit
-        for bit, except that pymunk does not keep contact and joint warm-start impulses, and
-        a body whose centre of gravity lies off its origin can drift in the last bits: pymunk
-        keeps that centre's position internally and sets only the origin's).
+        """A world from :meth:`snapshot` bytes; it continues as the saved one would have, bit
+        for bit, pymunk's contact and joint warm-start impulses included: the save carries the
+        world as it was before its first step, and loading steps it again to the saved step
+        (:mod:`fluidworld.replay`; at most :attr:`replay_limit` steps). If something outside
+        the step changed the world since (a velocity your game set between steps), the replay
+        differs from the save and the world loads as saved, without pymunk's warm-start state.
 
         Raises:
             SaveError: Foreign, truncated, corrupt or newer-format data (a ``ValueError``).

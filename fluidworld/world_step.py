@@ -28,6 +28,7 @@ import pymunk
 from .fluid.params import _finite, _positive
 from .fluid.solver import Solver, substep_stages
 from .fluid.solvers import make_solver
+from .replay import Replay, capture
 from .world_systems import System
 
 if TYPE_CHECKING:
@@ -74,6 +75,9 @@ class StepHelpers:
     _systems: list[System]
     _step_impulse: np.ndarray
     _step_time: float
+    replay_limit: int
+    _replay: Replay | None
+    _replay_off: bool
 
     if TYPE_CHECKING:
         def _flush(self) -> None: ...
@@ -97,7 +101,9 @@ class StepHelpers:
             RuntimeError: called during a step (from a system).
         """
         self._not_stepping("world.step()")
+        asked = dt
         n, dt = self._substeps_of(dt)
+        self._record_origin()
         h = dt / n
         self._begin_step()
         f = self.fluid
@@ -123,6 +129,22 @@ class StepHelpers:
         self._flush()
         self.coupler.report_motion(f.params.gravity)  # velocities as the bodies move
         self._warn_if_no_buoyancy()
+        self._record_step(asked)
+
+    def _record_origin(self) -> None:
+        """Keep the world as it is before this step as its replay origin, if it records and
+        has none (:mod:`fluidworld.replay`)."""
+        if self._replay is None and not self._replay_off and self.replay_limit > 0:
+            self._replay = capture(self)  # type: ignore[arg-type]
+            self._replay_off = self._replay is None
+
+    def _record_step(self, dt: float | None) -> None:
+        rec = self._replay
+        if rec is None:
+            return
+        rec.note(dt)
+        if self.steps - rec.start > self.replay_limit:  # too long to replay: let it go
+            self._replay, self._replay_off = None, True
 
     def settle_fluid(self, seconds: float = 1.0) -> int:
         """Let the fluid come to rest where it was put, before play: the fluid's substeps run

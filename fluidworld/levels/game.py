@@ -244,6 +244,7 @@ class Game(HudMixin):
         joint.max_force = 30.0 * body.mass * g
         joint.error_bias = (1.0 - 0.25) ** 60
         space.add(joint)
+        self.session.note_input()  # the player's hand is no input a replay can repeat
         self.grab, self.grabbed = joint, body
         return True
 
@@ -282,6 +283,7 @@ class Game(HudMixin):
             self._clamp_to_domain(self.mouse_world), (0.0, -1.0), self.pour_speed,
             self.pour_rate, material, self.pour_width,
         )
+        self.session.note_input()
 
     def _stop_pour(self) -> None:
         if self.pour_emitter is not None:
@@ -401,6 +403,7 @@ class Game(HudMixin):
 
         names = list(SOLVER_NAMES)
         world = self.world
+        self.session.note_input()
         at = names.index(world.solver) if world.solver in names else -1
         refused = []
         for k in range(1, len(names) + 1):  # the next one that takes this level's fluid

@@ -30,6 +30,7 @@ from typing import Any
 
 from .base import Level
 from .metadata import MetadataError, check_metadata, check_pour_material
+from .saves import record_session
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -343,6 +344,7 @@ class LevelSession:
         self.paused = False
         self.reloads = 0
         self._mtime: float | None = None
+        self._record_next = False  # keep the next step's start as the replay origin
         if load:
             self.reload()
 
@@ -418,6 +420,10 @@ class LevelSession:
         self.error = None
         self.scripts_stopped = False
         self.reloads += 1
+        # the session records the world with its level (a world alone would replay without
+        # the level's scripts)
+        world._replay_external, world._replay_off, world._replay = True, True, None
+        self._record_next = True
         return True
 
     def _fail(self, error: LevelError) -> None:
@@ -450,10 +456,14 @@ class LevelSession:
         timers, triggers, goals, key bindings, messages and the level's own attributes
         included (:mod:`fluidworld.levels.saves`).
 
-        The session then continues from the saved copy itself, so saving is invisible: the game
-        played on after a save and the game loaded from it are bit-identical. (pymunk keeps
-        the warm-start impulses of contacts and joints but cannot save them: a world that was
-        never saved would drift from both within steps wherever bodies touch or are jointed.)
+        The save also carries the level as it was before its first step and the keys pressed
+        since: :meth:`load` plays them again to the saved step, so the loaded game continues
+        bit for bit like the game that never saved, pymunk's contact and joint warm-start
+        impulses included (:mod:`fluidworld.replay`). After a change the session did not see
+        (:meth:`note_input`; the play window's drag and pour), or past
+        :attr:`World.replay_limit <fluidworld.world.World.replay_limit>` steps, the save loads
+        as saved, and the session plays on from that saved copy itself, so that the game played
+        on and the game loaded later stay bit-identical.
 
         Raises:
             RuntimeError: No level is running.
@@ -489,12 +499,15 @@ class LevelSession:
         if self.paused and not force:
             return False
         world = self.world
+        level = self.level
+        if self._record_next and level is not None and not self.scripts_stopped:
+            record_session(self)
+            self._record_next = False
         try:
             world.step()
         except Exception as exc:
             self._step_error(exc)
             return False
-        level = self.level
         if level is not None and not self.scripts_stopped:
             try:
                 level.advance(world)
@@ -502,11 +515,23 @@ class LevelSession:
                 self._script_error(exc)
         return True
 
+    def note_input(self) -> None:
+        """Tell the session that something outside the level changed its world between
+        steps (the play window's drag, pour and solver key do): a save then loads as it was
+        saved, without pymunk's warm-start state, instead of by replaying the level
+        (:mod:`fluidworld.replay`). Key presses through :meth:`press` need no such call."""
+        self._record_next = False
+        if self.world is not None:
+            self.world._replay = None
+
     def press(self, key: str) -> bool:
         """Run the level's binding for ``key``; returns whether the level handled it."""
         level = self.level
         if level is None or self.scripts_stopped:
             return False
+        rec = getattr(self.world, "_replay", None)
+        if rec is not None:
+            rec.inputs.append([rec.steps, key])
         try:
             return level.press(key, self.world)
         except Exception as exc:
@@ -524,6 +549,7 @@ class LevelSession:
     def _script_error(self, exc: Exception) -> None:
         self.error = LevelError.from_exception(exc, self.level_file)
         self.scripts_stopped = True
+        self.note_input()  # a replay would run the scripts on
 
     def _step_error(self, exc: Exception) -> None:
         """``world.step()`` raised: report it (at the level file's line when the traceback

@@ -22,6 +22,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from ..replay import Replay
 from ..saving import SaveError, pack, read_file, unpack, write_file
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
     from .loader import LevelSession
 
-__all__ = ["load_session", "save_session"]
+__all__ = ["load_session", "pickle_script", "record_session", "save_session"]
 
 
 def _rebuild_function(module: str, code: bytes, name: str, defaults: tuple[Any, ...] | None,
@@ -62,29 +63,54 @@ def _python() -> str:
     return f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
+def pickle_script(session: LevelSession) -> bytes:
+    """The running level and its world pickled together, as a save holds them.
+
+    Raises:
+        SaveError: Something in the level does not pickle (named).
+    """
+    assert session.level_class is not None
+    buf = io.BytesIO()
+    try:
+        _LevelPickler(buf, session.level_class.__module__).dump(
+            {"level": session.level, "world": session.world})
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise SaveError(
+            f"level {session.name!r} cannot be saved: {exc} (override Level.save_state / "
+            "load_state for what does not pickle)") from None
+    return buf.getvalue()
+
+
 def save_session(session: LevelSession, path: str | os.PathLike[str]) -> None:
     """Write the running level and its world to ``path`` (see :meth:`LevelSession.save`)."""
     level = session.level
     if level is None or session.level_class is None:
         raise RuntimeError("no level is running: nothing to save")
-    buf = io.BytesIO()
-    try:
-        _LevelPickler(buf, session.level_class.__module__).dump(
-            {"level": level, "world": session.world})
-    except (pickle.PicklingError, TypeError, AttributeError) as exc:
-        raise SaveError(
-            f"level {session.name!r} cannot be saved: {exc} (override Level.save_state / "
-            "load_state for what does not pickle)") from None
+    script = pickle_script(session)
     spec = session.spec if isinstance(session.spec, str) else None
     source = session.source
     data = pack({
         "kind": "level", "python": _python(), "name": session.name,
         "spec": spec if spec is not None else (str(source.path) if source else None),
         "class": session.level_class.__qualname__, "module": session.level_class.__module__,
-        "script": buf.getvalue(),
+        "script": script,
     })
     write_file(path, data)
-    _resume(session, data, path)  # play on from the saved copy: saving changes nothing
+    if getattr(session.world, "_replay", None) is None:
+        _resume(session, data, path)  # play on from the saved copy: saving changes nothing
+    # else the save loads by replaying the level from its start to this very state
+
+
+def record_session(session: LevelSession) -> None:
+    """Keep the level and its world as they are now (before a step) as the world's replay
+    origin (:mod:`fluidworld.replay`: a load of the world then replays the level's scripts
+    with it); a level that does not pickle keeps none."""
+    world = session.world
+    world._replay = None
+    try:
+        world._replay = Replay(pickle_script(session), int(world.steps))
+    except Exception:  # SaveError, or whatever else pickling a level's objects raises
+        world._replay = None
 
 
 def load_session(session: LevelSession, path: str | os.PathLike[str]) -> None:
@@ -119,6 +145,7 @@ def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) ->
         raise
     except Exception as exc:
         raise SaveError(f"the save's level state cannot be read: {exc}") from None
+    # the world replayed itself as it was unpickled if it could (fluidworld.replay)
     level, world = state["level"], state["world"]
     if payload.get("name") != session.name:  # another level's save: the session runs it now
         spec = payload.get("spec")
@@ -131,3 +158,6 @@ def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) ->
     session.level, session.world, session.level_class = level, world, type(level)
     session.error = None
     session.scripts_stopped = False
+    world._replay_external, world._replay_off = True, True
+    # recording goes on from the replayed origin, or starts afresh from the loaded state
+    session._record_next = world._replay is None
