@@ -355,11 +355,15 @@ class Game(HudMixin):
 
     def quick_save(self) -> Path | None:
         """Save the running level to ``save_dir/<level>.sav`` (F6); ``None`` if it failed (the
-        reason is shown on screen)."""
+        reason is shown on screen). A quick save loads at once: it keeps no replay of the
+        level's steps (:meth:`LevelSession.note_input`; a load would replay up to
+        ``replay_limit`` steps for bit-exactness against a game that never saved), and the
+        window plays on from the saved copy, so the game after F6 and after F9 go on alike."""
         from ..saving import SaveError
 
         self._release_grab()
         self._stop_pour()
+        self.session.note_input()
         path = self._save_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
