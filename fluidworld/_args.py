@@ -4,6 +4,9 @@ TypeError that names the argument."""
 from __future__ import annotations
 
 import inspect
+import os
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +18,21 @@ from numpy.typing import NDArray
 from .fluid.params import _finite, _rgba
 
 __all__ = ["_rgba", "_vec", "_points", "_convex_vertices", "_convex_parts", "_in_polygon",
-           "takes_args"]
+           "takes_args", "warn_caller"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_caller(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """``warnings.warn`` at the first frame outside fluidworld: the line of the game's code
+    that made the call, however many of the library's frames (helpers, the replay's
+    :func:`~fluidworld.replay.recorded` wrapper) lie between."""
+    level = 2
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, category, stacklevel=level - 1 if frame is None else level)
 
 
 def takes_args(fn: Callable[..., Any], n: int) -> bool:

@@ -9,52 +9,58 @@ run that never saved within a few steps wherever bodies touch or are jointed (me
 and a ball pinned together, touching the water and a wall, differ in the state hash within
 500 steps of a load at step 500).
 
-What a save *can* carry is the world as it was before its first step, when no contact or joint
-had accumulated anything yet (its **origin**), and the ``dt`` of every step since. Stepping
-that origin again gives the saved world bit for bit, now with the warm-start state it had, as
-long as nothing but the world's own step changed it in between (same seed, same inputs: the
-determinism :meth:`World.state_hash <fluidworld.world.World.state_hash>` is built for). So
-loading a save (:meth:`World.restore`, :meth:`World.load`, ``pickle``, ``copy.deepcopy``):
+What a save *can* carry is the world as it was before the first step that had a dynamic body
+or a joint in it (its **origin**: until then an unpickled copy continues bit for bit, and from
+then on nothing has accumulated yet), the ``dt`` of every step since, and the calls of the
+World's own methods that changed it between steps (:func:`recorded`: ``add_box``, ``remove``,
+``add_fluid_rect``, ``poll_events``, ...). Stepping that origin again, making the same calls
+at the same steps, gives the saved world bit for bit, now with the warm-start state it had
+(same seed, same inputs: the determinism :meth:`World.state_hash
+<fluidworld.world.World.state_hash>` is built for). So loading a save (:meth:`World.restore`,
+:meth:`World.load`, ``pickle``, ``copy.deepcopy``):
 
 1. unpickles the saved world (exact but for the warm-start state);
-2. if the save carries an origin, steps a copy of it as the saved world was stepped and
-   compares the two (:func:`fingerprint`: the state hash, the Space's bodies, shapes and
-   joints, the emitters, drains, parameters and entities);
-3. takes the replayed world if they are the same, the unpickled one otherwise (something
-   outside the step changed the world after its first step: a body added, a velocity set from
-   a game loop; the replay cannot know it).
+2. if the save carries an origin, replays a copy of it and compares the two
+   (:func:`fingerprint`: the state hash, the Space's bodies, shapes and joints, the emitters,
+   drains, parameters, events and entities);
+3. takes the replayed world if they are the same, the unpickled one otherwise (something the
+   record does not hold changed the world between steps: a velocity or a friction set through
+   a handle, a body added to the Space with pymunk's own ``space.add``).
 
-A world records (keeps its origin) for its first :attr:`World.replay_limit
-<fluidworld.world.World.replay_limit>` steps (default :data:`REPLAY_LIMIT`); after that it
-drops the origin, and a later save loads as in step 1. A loaded world that could not be
-replayed records afresh from where it was loaded (unpickled again, it continues as itself, so
-it is as good an origin as a new world). A :class:`~fluidworld.levels.LevelSession` records its
-level with its world, and the keys it pressed (:mod:`fluidworld.levels.saves`).
+A world records for :attr:`World.replay_limit <fluidworld.world.World.replay_limit>` steps
+from its origin (default :data:`REPLAY_LIMIT`); after that it drops the record, and a later
+save loads as in step 1. A loaded world that could not be replayed records afresh from where it
+was loaded (unpickled again, it continues as itself, so it is as good an origin as a new
+world). A :class:`~fluidworld.levels.LevelSession` records its level with its world, and the
+keys it pressed (:mod:`fluidworld.levels.saves`): the replay runs the level's scripts too.
 
-Costs: the origin is one pickle of the world, taken at its first step (measured: 0.1 s and
-10 MB for 25,600 particles, once) and carried in every save; a load replays as many steps as
-the saved world had taken since its origin, at the world's own speed.
+Costs: the origin is one pickle of the world, taken at that first step (measured: 0.1 s and
+10 MB for 25,600 particles, 0.18 s and 35 MB for 102,000, once) and carried in every save; a
+load replays as many steps as the saved world had taken since its origin, at the world's own
+speed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["REPLAY_LIMIT", "Replay", "fingerprint", "replaying_disabled"]
+__all__ = ["REPLAY_LIMIT", "Replay", "fingerprint", "recorded", "replaying_disabled"]
 
 #: Steps a world keeps its origin for (two minutes at 60 steps/s): a save within them loads
 #: bit-exact, by stepping the origin again (:mod:`fluidworld.replay`); a load costs at most
 #: this many steps.
 REPLAY_LIMIT = 7200
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 _disabled = 0  # > 0 inside replaying_disabled(): loads take the unpickled world as it is
 
 
@@ -79,8 +85,10 @@ class Replay:
         start: The world's step counter at the origin.
         dts: The ``dt`` argument of every step since, run-length coded: ``[dt, count]`` pairs
             (``dt`` ``None`` for the default).
-        inputs: ``[steps, key]`` for each key a :class:`~fluidworld.levels.LevelSession`
-            pressed, after that many steps since the origin (its origin holds the level too).
+        inputs: ``[steps, name, args, kwargs]`` for each change made between steps, after
+            that many steps since the origin: a call of a :func:`recorded` World method, or
+            ``"press"`` for a key a :class:`~fluidworld.levels.LevelSession` pressed (its
+            origin holds the level too).
     """
 
     origin: bytes
@@ -121,18 +129,18 @@ def replayed(rec: Replay) -> World | None:
         level: Any = state["level"] if isinstance(state, dict) else None
         world = state["world"] if isinstance(state, dict) else state
         world._replay, world._replay_off = None, True  # the copy records nothing meanwhile
-        presses = sorted((int(k), str(key)) for k, key in rec.inputs)
+        inputs = sorted(rec.inputs, key=lambda item: int(item[0]))  # stable: in call order
         done = 0
         for dt, count in rec.dts:
             for _ in range(int(count)):
-                while presses and presses[0][0] <= done:
-                    level.press(presses.pop(0)[1], world)
+                while inputs and int(inputs[0][0]) <= done:
+                    _apply(inputs.pop(0), level, world)
                 world.step(dt)
                 if level is not None:
                     level.advance(world)
                 done += 1
-        for _, key in presses:
-            level.press(key, world)
+        for item in inputs:
+            _apply(item, level, world)
     except Exception:
         return None
     world._replay_off = world._replay_external
@@ -141,23 +149,108 @@ def replayed(rec: Replay) -> World | None:
     return world
 
 
+def _apply(item: list[Any], level: Any, world: World) -> None:
+    _, name, args, kwargs = item
+    if name == "press":
+        level.press(*args, world)
+    else:
+        getattr(world, name)(*args, **kwargs)
+
+
+def recorded(method: _F) -> _F:
+    """Mark a World method that changes the world as an input: called between steps while
+    the world records, the call goes into the record (after it returned) for the replay to
+    make again. Calls from inside a step, from another recorded call or from a level's
+    scripts (the replay runs those itself) are not recorded; a call whose arguments do not
+    pickle ends the record (the save then loads as it was saved)."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        own = self.__dict__
+        rec = own.get("_replay")
+        if rec is None or own.get("_stepping") or own.get("_in_call"):
+            return method(self, *args, **kwargs)
+        from .entities import Entity
+
+        args = tuple(a.id if isinstance(a, Entity) else a for a in args)  # entities by id
+        kwargs = {k: v.id if isinstance(v, Entity) else v for k, v in kwargs.items()}
+        try:  # a copy: the game may change a list it passed after the call
+            kept = pickle.loads(pickle.dumps((args, kwargs), protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception:
+            kept = None
+        own["_in_call"] = True
+        try:
+            out = method(self, *args, **kwargs)
+        finally:
+            own["_in_call"] = False
+        if kept is None:
+            self._replay = None
+        else:
+            rec.inputs.append([rec.steps, name, *kept])
+        return out
+
+    return cast(_F, call)
+
+
+def needs_origin(world: World) -> bool:
+    """Whether the world holds what a load could not continue exactly without a replay: a
+    dynamic body (contacts) or a joint. Until it does, an unpickled copy continues bit for bit
+    (fluid, static walls), so the origin waits for the first step that has one."""
+    space = world.space
+    return bool(space.constraints) or any(
+        b.body_type == b.DYNAMIC for b in space.bodies)
+
+
 def fingerprint(world: World) -> bytes:
     """A digest of what a replay must reproduce: the state hash (particles, bodies' motion,
     step, time, random state), the Space as pymunk pickles it (every body, shape and joint
     with its properties), the emitters, drains, fluid, coupling and solver parameters, the
-    material table, the particle books and every entity's kind, id and data."""
+    material table, the particle books, the events waiting to be polled and every entity's
+    kind, id and data."""
     h = hashlib.blake2b(digest_size=16)
     h.update(world.state_hash().encode())
     f = world.fluid
     parts = (_space_state(world.space), world._emitters, world._drains, f.params,
              tuple(f.material_table), world.coupler.params, getattr(f.solver, "params", None),
              world.particles_added, world.particles_removed, world._gens, world._free,
+             len(world._events), world.events_dropped,
              [None if e is None else (e.kind, e.id, getattr(e, "data", None))
               for e in world._slots],
              [getattr(s, "name", None) for s in world._systems])
-    for part in parts:  # one by one: objects shared between parts must not change the bytes
-        h.update(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+    for part in parts:
+        h.update(_canonical(part))
     return h.digest()
+
+
+def _stub(*_: Any) -> None:  # pragma: no cover - named in canonical pickles, never called
+    """Stands for a polygon in :func:`_canonical` bytes."""
+
+
+class _Canon(pickle.Pickler):
+    """A pickler for comparing, not loading: no memo (the same value pickles the same whether
+    or not it is shared, as a string or a dict can be after a load), and a polygon's vertices
+    in sorted order (chipmunk starts a loaded polygon's vertex list at another vertex)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        import pymunk
+
+        if isinstance(obj, pymunk.Poly):
+            state = obj.__getstate__()
+            init = [(k, sorted(tuple(p) for p in v) if k == "vertices" else v)
+                    for k, v in state["init"]]
+            return _stub, (init, state["general"], state["custom"], state["special"])
+        return NotImplemented
+
+
+def _canonical(obj: Any) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    pickler = _Canon(buf, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    pickler.dump(obj)
+    return buf.getvalue()
 
 
 def _space_state(space: Any) -> Any:

@@ -65,7 +65,7 @@ from .fluid import FluidParams, FluidSystem, Material
 from .fluid.params import _flag, _positive
 from .fluid.solver import Solver
 from .fluid.solvers import make_solver
-from .replay import REPLAY_LIMIT, Replay
+from .replay import REPLAY_LIMIT, Replay, recorded
 from .world_bodies import REACH, BodyHelpers
 from .world_fluid import MAX_EMITTER_RATE, FluidHelpers
 from .world_step import MAX_STEP_SUBSTEPS, StepHelpers
@@ -348,6 +348,7 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         ``of=BodyHandle`` for bodies only, typed as such)."""
         return self.entities(*keys, of=of)
 
+    @recorded
     def remove(self, entity: Entity | int) -> None:
         """Remove an entity (by handle or id). Its id goes stale at once; the bodies and shapes
         leave the space now, or at the end of the step if called during one (a body you added

@@ -14,10 +14,11 @@ import numpy as np
 import pymunk
 from numpy.typing import ArrayLike
 
-from ._args import _convex_parts, _points, _vec
+from ._args import _convex_parts, _points, _vec, warn_caller
 from .coupling.sampling import contains, geometry_of, local_bounds, shape_area
 from .entities import BodyHandle, Entity
 from .fluid.params import _finite, _positive
+from .replay import recorded
 
 if TYPE_CHECKING:
     from .coupling import Coupler
@@ -237,6 +238,7 @@ class BodyHelpers:
         shape.friction = f
         shape.elasticity = e
 
+    @recorded
     def add_static_segment(
         self, a: tuple[float, float], b: tuple[float, float], radius: float = 2.0,
         friction: float = 0.8, elasticity: float = 0.0, kind: str = "wall",
@@ -251,6 +253,7 @@ class BodyHelpers:
         self._surface(s, friction, elasticity)
         return self._handle(self.space.static_body, [s], kind, None, False)
 
+    @recorded
     def add_static_poly(
         self, vertices: ArrayLike, radius: float = 0.0, friction: float = 0.8,
         elasticity: float = 0.0, kind: str = "wall",
@@ -301,11 +304,12 @@ class BodyHelpers:
         screen appears at the top instead)."""
         p = self.fluid.params
         if self.bounds and not (0.0 <= pos[0] <= p.width and 0.0 <= pos[1] <= p.height):
-            warnings.warn(
+            warn_caller(
                 f"position {pos} is outside the world's walls (0, 0)-({p.width:g}, "
                 f"{p.height:g}); the walls will move the body inside at the first step "
-                "(World(..., bounds=False) has none)", RuntimeWarning, stacklevel=4)
+                "(World(..., bounds=False) has none)")
 
+    @recorded
     def add_box(
         self, position: tuple[float, float], size: tuple[float, float], density: float = 0.5,
         angle: float = 0.0, radius: float = 0.0, friction: float = 0.6,
@@ -329,6 +333,7 @@ class BodyHelpers:
         return self._dynamic(lambda b: [pymunk.Poly.create_box(b, (w, h), radius=r)], position,
                              angle, density, friction, elasticity, sprite, kind)
 
+    @recorded
     def add_ball(
         self, position: tuple[float, float], radius: float, density: float = 0.5,
         angle: float = 0.0, friction: float = 0.6, elasticity: float = 0.2,
@@ -339,6 +344,7 @@ class BodyHelpers:
         return self._dynamic(lambda b: [pymunk.Circle(b, r)], position, angle, density,
                              friction, elasticity, sprite, kind)
 
+    @recorded
     def add_poly(
         self, position: tuple[float, float], vertices: ArrayLike, density: float = 0.5,
         angle: float = 0.0, radius: float = 0.0, friction: float = 0.6,

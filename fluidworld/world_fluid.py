@@ -11,7 +11,7 @@ import numpy as np
 import pymunk
 from numpy.typing import ArrayLike, NDArray
 
-from ._args import _convex_vertices, _in_polygon, _points, _vec
+from ._args import _convex_vertices, _in_polygon, _points, _vec, warn_caller
 from .coupling.sampling import ShapeGeometry, contains, geometry_of
 from .entities import MAX_EMITTER_RATE as MAX_EMITTER_RATE
 from .entities import (
@@ -26,6 +26,7 @@ from .entities import (
 )
 from .fluid.binning import near_points
 from .fluid.params import _positive
+from .replay import recorded
 
 if TYPE_CHECKING:
     from .coupling import Coupler
@@ -164,9 +165,8 @@ class FluidHelpers:
         cx0, cy0 = max(x0, 0.0), max(y0, 0.0)
         cx1, cy1 = min(x1, p.width), min(y1, p.height)
         if cx1 <= cx0 or cy1 <= cy0:
-            warnings.warn(f"the fill ({x0:g}, {y0:g})-({x1:g}, {y1:g}) lies outside the domain "
-                          f"(0, 0)-({p.width:g}, {p.height:g}): no particles added",
-                          RuntimeWarning, stacklevel=3)
+            warn_caller(f"the fill ({x0:g}, {y0:g})-({x1:g}, {y1:g}) lies outside the domain "
+                        f"(0, 0)-({p.width:g}, {p.height:g}): no particles added")
             return np.zeros((0, 2))
         x0 += s * math.floor((cx0 - x0) / s)
         y0 += 2.0 * dy * math.floor((cy0 - y0) / (2.0 * dy))
@@ -190,6 +190,7 @@ class FluidHelpers:
             inside |= contains(g, local)
         return inside
 
+    @recorded
     def add_fluid_rect(
         self, x0: float, y0: float, x1: float, y1: float, material: int | str = 0,
         spacing: float | None = None, velocity: tuple[float, float] = (0.0, 0.0),
@@ -213,6 +214,7 @@ class FluidHelpers:
         s = self._fill_spacing(spacing)
         return self._add_points(self._lattice(x0, y0, x1, y1, s), material, velocity)
 
+    @recorded
     def add_fluid_circle(
         self, center: tuple[float, float], radius: float, material: int | str = 0,
         spacing: float | None = None, velocity: tuple[float, float] = (0.0, 0.0),
@@ -226,6 +228,7 @@ class FluidHelpers:
         pts = pts[((pts[:, 0] - cx) ** 2 + (pts[:, 1] - cy) ** 2) < r * r]
         return self._add_points(pts, material, velocity)
 
+    @recorded
     def add_fluid_polygon(
         self, vertices: ArrayLike, material: int | str = 0, spacing: float | None = None,
         velocity: tuple[float, float] = (0.0, 0.0),
@@ -240,6 +243,7 @@ class FluidHelpers:
         return self._add_points(pts[_in_polygon(pts, v)], material, velocity)
 
     # ------------------------------------------------------------------ drains, emitters
+    @recorded
     def add_drain(self, rect: tuple[float, float, float, float]) -> Drain:
         """A drain: fluid particles inside ``rect = (x0, y0, x1, y1)`` are removed each step
         and counted (``drain.removed``, :class:`DrainEvent`). A side of ``rect`` on or beyond
@@ -252,6 +256,7 @@ class FluidHelpers:
         self._drains.append(d)
         return self._register(d)  # type: ignore[return-value]
 
+    @recorded
     def add_emitter(
         self, position: tuple[float, float], direction: tuple[float, float], speed: float,
         rate: float, material: int | str = 0, width: float | None = None,
@@ -284,6 +289,7 @@ class FluidHelpers:
         return self._register(e)  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ events
+    @recorded
     def poll_events(self) -> list[Any]:
         """Events since the last poll (oldest first), and forget them.
 

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pymunk
 
+from ._args import warn_caller
 from .fluid.params import _finite, _positive
 from .fluid.solver import Solver, substep_stages
 from .fluid.solvers import make_solver
-from .replay import Replay, capture
+from .replay import Replay, capture, needs_origin, recorded
 from .world_systems import System
 
 if TYPE_CHECKING:
@@ -134,7 +135,8 @@ class StepHelpers:
     def _record_origin(self) -> None:
         """Keep the world as it is before this step as its replay origin, if it records and
         has none (:mod:`fluidworld.replay`)."""
-        if self._replay is None and not self._replay_off and self.replay_limit > 0:
+        if (self._replay is None and not self._replay_off and self.replay_limit > 0
+                and needs_origin(self)):  # type: ignore[arg-type]
             self._replay = capture(self)  # type: ignore[arg-type]
             self._replay_off = self._replay is None
 
@@ -146,6 +148,7 @@ class StepHelpers:
         if self.steps - rec.start > self.replay_limit:  # too long to replay: let it go
             self._replay, self._replay_off = None, True
 
+    @recorded
     def settle_fluid(self, seconds: float = 1.0) -> int:
         """Let the fluid come to rest where it was put, before play: the fluid's substeps run
         alone for ``seconds``, every velocity damped (by :data:`SETTLE_RATE`) and zero at the
@@ -262,6 +265,7 @@ class StepHelpers:
         """The name of the fluid solver the step runs."""
         return self.fluid.solver.name
 
+    @recorded
     def set_solver(self, solver: str | Solver) -> None:
         """Switch the fluid solver (by name or object) on the running world; particles, bodies
         and everything else are kept.
@@ -283,9 +287,9 @@ class StepHelpers:
         idle = [f"{s.name!r} ({s.where} {s.anchor!r})" for s in self._systems
                 if s.anchor not in stages]
         if idle:
-            warnings.warn(f"the {self.solver!r} solver has no stage for the systems "
-                          f"{', '.join(idle)}: they do not run while it is set (its stages: "
-                          f"{', '.join(stages)})", RuntimeWarning, stacklevel=2)
+            warn_caller(f"the {self.solver!r} solver has no stage for the systems "
+                        f"{', '.join(idle)}: they do not run while it is set (its stages: "
+                        f"{', '.join(stages)})")
 
     def _not_stepping(self, what: str) -> None:
         if getattr(self, "_stepping", False):

@@ -29,6 +29,7 @@ from typing import Any
 
 from ._args import takes_args
 from .fluid.params import _flag
+from .replay import recorded
 
 __all__ = ["System", "SystemHelpers"]
 
@@ -106,6 +107,7 @@ class SystemHelpers:
                 return s
         raise KeyError(f"no system {name!r}")
 
+    @recorded
     def add_system(self, system: Any, *, after: str | None = None, before: str | None = None,
                    every_substep: bool = True, name: str | None = None) -> System:
         """Insert a game's own stage into the step (see :mod:`fluidworld.world_systems`).
@@ -150,6 +152,7 @@ class SystemHelpers:
         self._systems.append(entry)
         return entry
 
+    @recorded
     def remove_system(self, system: Any) -> None:
         """Remove a system: by what :meth:`add_system` returned, by name, or by the function
         or object that was given to :meth:`add_system` (the first so registered).

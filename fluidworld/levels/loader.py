@@ -509,10 +509,13 @@ class LevelSession:
             self._step_error(exc)
             return False
         if level is not None and not self.scripts_stopped:
+            world._in_call = True  # the scripts' calls are the level's: a replay runs them
             try:
                 level.advance(world)
             except Exception as exc:
                 self._script_error(exc)
+            finally:
+                world._in_call = False
         return True
 
     def note_input(self) -> None:
@@ -529,14 +532,18 @@ class LevelSession:
         level = self.level
         if level is None or self.scripts_stopped:
             return False
-        rec = getattr(self.world, "_replay", None)
+        world = self.world
+        rec = getattr(world, "_replay", None)
         if rec is not None:
-            rec.inputs.append([rec.steps, key])
+            rec.inputs.append([rec.steps, "press", (key,), {}])
+        world._in_call = True
         try:
-            return level.press(key, self.world)
+            return level.press(key, world)
         except Exception as exc:
             self._script_error(exc)
             return True
+        finally:
+            world._in_call = False
 
     def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Call level code with error containment; returns its result or ``None`` on error."""
