@@ -32,7 +32,15 @@ from its origin (default :data:`REPLAY_LIMIT`); after that it drops the record, 
 save loads as in step 1. A loaded world that could not be replayed records afresh from where it
 was loaded (unpickled again, it continues as itself, so it is as good an origin as a new
 world). A :class:`~fluidworld.levels.LevelSession` records its level with its world, and the
-keys it pressed (:mod:`fluidworld.levels.saves`): the replay runs the level's scripts too.
+keys it pressed (:mod:`fluidworld.levels.saves`): the replay runs the level's scripts too, and
+a session's load takes the replayed level with the replayed world, so that what the level
+keeps of the world (a handle, a joint of its own) is the loaded world's.
+
+A world loaded on its own (``pickle``, :meth:`World.restore`) takes the replayed state into the
+unpickled object (:func:`adopt`): entity handles pickled with it stay linked, but a pymunk
+object pickled with it outside them (a body or joint your game state keeps directly) is the
+unpickled save's, not the replayed Space's: reach bodies through their handles
+(``handle.body``), or save with ``World.replay_limit = 0``.
 
 Costs: the origin is one pickle of the world, taken at that first step (measured: 0.1 s and
 10 MB for 25,600 particles, 0.18 s and 35 MB for 102,000, once) and carried in every save; a
@@ -53,7 +61,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["REPLAY_LIMIT", "Replay", "fingerprint", "recorded", "replaying_disabled"]
+__all__ = ["REPLAY_LIMIT", "Replay", "fingerprint", "recorded", "records_kept", "replayed_pair",
+           "replaying_disabled"]
 
 #: Steps a world keeps its origin for (two minutes at 60 steps/s): a save within them loads
 #: bit-exact, by stepping the origin again (:mod:`fluidworld.replay`); a load costs at most
@@ -74,6 +83,27 @@ def replaying_disabled() -> Iterator[None]:
         yield
     finally:
         _disabled -= 1
+
+
+_kept = 0  # > 0 inside records_kept(): loads neither replay nor drop the record
+
+
+@contextlib.contextmanager
+def records_kept() -> Iterator[None]:
+    """Unpickle worlds as saved, their records left in place for the caller to replay (a
+    :class:`~fluidworld.levels.LevelSession` replays its level and world together, so that the
+    level's own references into the world stay one graph)."""
+    global _kept
+    _kept += 1
+    try:
+        yield
+    finally:
+        _kept -= 1
+
+
+def keeping_records() -> bool:
+    """Inside :func:`records_kept`."""
+    return _kept > 0
 
 
 @dataclass
@@ -123,6 +153,12 @@ def replayed(rec: Replay) -> World | None:
     """The world ``rec`` starts from, stepped (and its level advanced, its keys pressed) as
     recorded; ``None`` if that raised. An origin is a pickled world, or a level and its world
     pickled together (``{"level": ..., "world": ...}``, a :class:`LevelSession`'s)."""
+    pair = replayed_pair(rec)
+    return None if pair is None else pair[1]
+
+
+def replayed_pair(rec: Replay) -> tuple[Any, World] | None:
+    """:func:`replayed`, with the level of a session's origin (``None`` for a world's)."""
     try:
         with replaying_disabled():
             state = pickle.loads(rec.origin)
@@ -146,7 +182,7 @@ def replayed(rec: Replay) -> World | None:
     world._replay_off = world._replay_external
     world._replay = Replay(rec.origin, rec.start, [list(p) for p in rec.dts],
                            [list(p) for p in rec.inputs])
-    return world
+    return level, world
 
 
 def _apply(item: list[Any], level: Any, world: World) -> None:

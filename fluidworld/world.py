@@ -289,6 +289,8 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
                            ("_replay_off", False), ("_replay_external", False)):
             self.__dict__.setdefault(key, value)  # saves of fluidworld before the replay
         rec = self._replay
+        if rec is not None and replay.keeping_records():
+            return  # the caller replays it (a LevelSession's load)
         twin = replay.exact_or_none(self, rec) if rec is not None else None
         if twin is not None:
             replay.adopt(self, twin)  # the saved world, pymunk's warm-start state included

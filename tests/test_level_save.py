@@ -212,3 +212,48 @@ def test_a_pickled_level_world_replays_the_scripts_with_it(tmp_path: Path) -> No
         session.step()
         copy.step()
     assert copy.state_hash() == session.world.state_hash()
+
+
+PIN_LEVEL = textwrap.dedent(
+    """
+    import pymunk
+    from fluidworld import World
+    from fluidworld.levels import Level
+
+
+    class Pinned(Level):
+        title = "pinned"
+        width, height = 320.0, 240.0
+
+        def build(self, world: World) -> None:
+            world.add_fluid_rect(0, 0, 320, 60)
+            crate = world.add_box((120, 120), (30, 30), density=0.5)
+            ball = world.add_ball((170, 150), 10, density=0.7)
+            self.pin = pymunk.PinJoint(crate.body, ball.body)  # kept by the level itself
+            world.space.add(self.pin)
+            self.after(10.0, self.unpin)
+
+        def unpin(self, world: World) -> None:
+            world.space.remove(self.pin)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_level_that_keeps_a_joint_itself_resumes_with_it(tmp_path: Path) -> None:
+    """The level keeps a pymunk joint of its own (not a handle) and removes it at 10 s, after
+    the save at step 500: the load replays the level and its world together, so that joint is
+    the loaded Space's own, and the game goes on like the one that never saved."""
+    path = tmp_path / "pinned.py"
+    path.write_text(PIN_LEVEL)
+    straight = _play(path, 800)
+    saved = _play(path, 500)
+    saved.save(tmp_path / "pinned.sav")
+    resumed = LevelSession(str(path))
+    resumed.load(tmp_path / "pinned.sav")
+    assert resumed.level.pin in resumed.world.space.constraints
+    for _ in range(300):
+        resumed.step()
+    assert resumed.error is None, resumed.error
+    assert not resumed.world.space.constraints
+    assert resumed.world.state_hash() == straight.world.state_hash()

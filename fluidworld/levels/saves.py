@@ -22,7 +22,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from ..replay import Replay
+from ..replay import Replay, fingerprint, records_kept, replayed_pair
 from ..saving import SaveError, pack, read_file, unpack, write_file
 
 if TYPE_CHECKING:
@@ -113,6 +113,35 @@ def record_session(session: LevelSession) -> None:
         world._replay = None
 
 
+def _replayed_session(level: Any, world: Any) -> tuple[Any, Any] | None:
+    """The level and world that the unpickled ``world``'s record replays to, if they are the
+    unpickled ``level`` and ``world`` (:func:`fluidworld.replay.fingerprint` and the level's
+    plain state); else ``None``. The pair comes from one replay, so the level's references into
+    its world (a joint it keeps, say) are the world's own objects."""
+    rec = getattr(world, "_replay", None)
+    if rec is None or rec.steps > max(world.replay_limit, 0):
+        return None
+    pair = replayed_pair(rec)
+    if pair is None or pair[0] is None:
+        return None
+    try:
+        same = (fingerprint(pair[1]) == fingerprint(world)
+                and _level_print(pair[0]) == _level_print(level))
+    except Exception:
+        return None
+    return pair if same else None
+
+
+def _level_print(level: Any) -> str:
+    """The level's plain state: its numbers, strings and flags, the sizes of its lists and
+    dicts (timers, triggers, goals, messages) and its messages' texts."""
+    plain = sorted((k, v) for k, v in vars(level).items()
+                   if isinstance(v, bool | int | float | str | type(None)))
+    sizes = sorted((k, len(v)) for k, v in vars(level).items() if isinstance(v, list | dict))
+    texts = [getattr(m, "text", None) for m in getattr(level, "messages", ())]
+    return repr((plain, sizes, texts))
+
+
 def load_session(session: LevelSession, path: str | os.PathLike[str]) -> None:
     """Replace ``session``'s level and world with the saved ones (see :meth:`LevelSession.load`).
 
@@ -140,13 +169,18 @@ def _resume(session: LevelSession, data: bytes, path: str | os.PathLike[str]) ->
         except LevelError as exc:
             raise SaveError(f"the save's level {spec!r} does not load: {exc}") from None
     try:
-        state = pickle.loads(payload["script"])
+        with records_kept():  # the world's record is replayed below, with the level
+            state = pickle.loads(payload["script"])
     except SaveError:
         raise
     except Exception as exc:
         raise SaveError(f"the save's level state cannot be read: {exc}") from None
-    # the world replayed itself as it was unpickled if it could (fluidworld.replay)
     level, world = state["level"], state["world"]
+    exact = _replayed_session(level, world)
+    if exact is not None:  # the saved game with pymunk's warm-start state: bit-exact
+        level, world = exact
+    else:
+        world._replay = None  # as saved: records afresh from here
     if payload.get("name") != session.name:  # another level's save: the session runs it now
         spec = payload.get("spec")
         try:
