@@ -36,11 +36,12 @@ keys it pressed (:mod:`fluidworld.levels.saves`): the replay runs the level's sc
 a session's load takes the replayed level with the replayed world, so that what the level
 keeps of the world (a handle, a joint of its own) is the loaded world's.
 
-A world loaded on its own (``pickle``, :meth:`World.restore`) takes the replayed state into the
-unpickled object (:func:`adopt`): entity handles pickled with it stay linked, but a pymunk
-object pickled with it outside them (a body or joint your game state keeps directly) is the
-unpickled save's, not the replayed Space's: reach bodies through their handles
-(``handle.body``), or save with ``World.replay_limit = 0``.
+:meth:`World.restore` and :meth:`World.load` return the replayed world itself. ``pickle`` and
+``copy.deepcopy``, which cannot hand back another object than the one they unpickle into, take
+the replayed state into it (:func:`adopt`): entity handles pickled with the world stay linked,
+but a pymunk object pickled with it outside them (a body or joint your game state keeps
+directly) is the unpickled save's, not the replayed Space's: reach bodies through their handles
+(``handle.body``), or set ``World.replay_limit = 0`` before the first step.
 
 Costs: the origin is one pickle of the world, taken at that first step (measured: 0.1 s and
 10 MB for 25,600 particles, 0.18 s and 35 MB for 102,000, once) and carried in every save; a

@@ -495,13 +495,19 @@ class World(StepHelpers, FluidHelpers, BodyHelpers, SystemHelpers):
         Raises:
             SaveError: Foreign, truncated, corrupt or newer-format data (a ``ValueError``).
         """
-        payload = saving.unpack(data)
+        with replay.records_kept():  # replayed below, whole: no adopt needed
+            payload = saving.unpack(data)
         if payload.get("kind") == "level":
             raise saving.SaveError("this is a save of a level, not of a world (use "
                                    "LevelSession.load)")
         world = payload.get("world")
         if not isinstance(world, cls):
             raise saving.SaveError(f"the save holds a {type(world).__name__}, not a World")
+        rec = world._replay
+        twin = replay.exact_or_none(world, rec) if rec is not None else None
+        if twin is not None:
+            return twin
+        world._replay, world._replay_off = None, world._replay_external
         return world
 
     def save(self, path: str | os.PathLike[str]) -> None:
