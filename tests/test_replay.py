@@ -201,3 +201,20 @@ def test_a_call_is_recorded_with_its_arguments_as_they_were() -> None:
         world.step()
         loaded.step()
     assert loaded.state_hash() == world.state_hash()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", ["ddr", "constraint"])
+def test_the_other_solvers_load_exactly_too(solver: str) -> None:
+    world = World(240, 200, solver=solver)
+    world.add_fluid_rect(0, 0, 240, 50)
+    a = world.add_box((80, 100), (30, 30), density=0.5)
+    b = world.add_ball((150, 110), 10, density=0.7)
+    world.space.add(pymunk.PinJoint(a.body, b.body))
+    for _ in range(150):
+        world.step()
+    loads = [World.restore(world.snapshot()), pickle.loads(pickle.dumps(world))]
+    for _ in range(150):
+        for w in [world, *loads]:
+            w.step()
+    assert {w.state_hash() for w in loads} == {world.state_hash()}
