@@ -244,8 +244,8 @@ def fingerprint(world: World) -> bytes:
     """A digest of what a replay must reproduce: the state hash (particles, bodies' motion,
     step, time, random state), the Space as pymunk pickles it (every body, shape and joint
     with its properties), the emitters, drains, fluid, coupling and solver parameters, the
-    material table, the particle books, the events waiting to be polled and every entity's
-    kind, id and data."""
+    material table, the particle books, the events waiting to be polled, every entity's kind,
+    id and data, and the systems (with the state of a system object)."""
     h = hashlib.blake2b(digest_size=16)
     h.update(world.state_hash().encode())
     f = world.fluid
@@ -255,10 +255,22 @@ def fingerprint(world: World) -> bytes:
              len(world._events), world.events_dropped,
              [None if e is None else (e.kind, e.id, getattr(e, "data", None))
               for e in world._slots],
-             [getattr(s, "name", None) for s in world._systems])
+             [_system_state(s) for s in world._systems])
     for part in parts:
         h.update(_canonical(part))
     return h.digest()
+
+
+def _system_state(system: Any) -> Any:
+    """A system as the fingerprint sees it: its place and flags, and the state of the object
+    whose ``update`` it runs (a game's wind that the game turned up between steps), or the
+    function itself (pickled by name)."""
+    if system.builtin:
+        return system.name, system.enabled
+    owner = getattr(system.fn, "__self__", None)
+    body = system.fn if owner is None else getattr(owner, "__dict__", repr(owner))
+    return (system.name, system.anchor, system.where, system.every_substep, system.enabled,
+            body)
 
 
 def _stub(*_: Any) -> None:  # pragma: no cover - named in canonical pickles, never called
