@@ -244,8 +244,8 @@ def fingerprint(world: World) -> bytes:
     """A digest of what a replay must reproduce: the state hash (particles, bodies' motion,
     step, time, random state), the Space as pymunk pickles it (every body, shape and joint
     with its properties), the emitters, drains, fluid, coupling and solver parameters, the
-    material table, the particle books, the events waiting to be polled, every entity's kind,
-    id and data, and the systems (with the state of a system object)."""
+    material table, the particle books, the events waiting to be polled, every entity's fields
+    (kind, id, data, sprite, ...), and the systems (with the state of a system object)."""
     h = hashlib.blake2b(digest_size=16)
     h.update(world.state_hash().encode())
     f = world.fluid
@@ -253,12 +253,19 @@ def fingerprint(world: World) -> bytes:
              tuple(f.material_table), world.coupler.params, getattr(f.solver, "params", None),
              world.particles_added, world.particles_removed, world._gens, world._free,
              len(world._events), world.events_dropped,
-             [None if e is None else (e.kind, e.id, getattr(e, "data", None))
-              for e in world._slots],
+             [None if e is None else _entity_state(e) for e in world._slots],
              [_system_state(s) for s in world._systems])
     for part in parts:
         h.update(_canonical(part))
     return h.digest()
+
+
+def _entity_state(entity: Any) -> Any:
+    """An entity as the fingerprint sees it: its fields (kind, id, data, sprite, ...) but its
+    world and its pymunk objects, which the Space's state holds."""
+    skip = ("_world", "body", "shapes", "_sensors")
+    return type(entity).__name__, sorted(
+        (k, v) for k, v in vars(entity).items() if k not in skip)
 
 
 def _system_state(system: Any) -> Any:
