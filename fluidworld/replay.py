@@ -47,7 +47,8 @@ Costs: the origin is one pickle of the world, taken at that first step (measured
 10 MB for 25,600 particles, 0.18 s and 35 MB for 102,000, once) and carried in every save; a
 load replays as many steps as the saved world had taken since its origin, at the world's own
 speed (measured: ``floating_crates`` saved after 1,800 steps, 2.4 ms each, loads in 4.7 s; at
-the 7,200-step limit that is ~19 s).
+the 7,200-step limit that is ~19 s). ``copy.deepcopy`` replays too: a game that copies its world
+often (undo, rewind) copies inside :func:`replaying_disabled`.
 """
 
 from __future__ import annotations
