@@ -64,8 +64,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["REPLAY_LIMIT", "Replay", "fingerprint", "recorded", "records_kept", "replayed_pair",
-           "replaying_disabled"]
+__all__ = ["REPLAY_LIMIT", "Replay", "exact_pair", "fingerprint", "recorded", "records_kept",
+           "replayed_pair", "replaying_disabled"]
 
 #: Steps a world keeps its origin for (two minutes at 60 steps/s): a save within them loads
 #: bit-exact, by stepping the origin again (:mod:`fluidworld.replay`); a load costs at most
@@ -325,16 +325,26 @@ def _space_state(space: Any) -> Any:
 def exact_or_none(world: World, rec: Replay) -> World | None:
     """The replay of ``rec`` if it reproduces ``world`` (just unpickled from the same save),
     else ``None``."""
+    pair = exact_pair(world, rec)
+    return None if pair is None else pair[1]
+
+
+def exact_pair(world: World, rec: Replay,
+               same_level: Callable[[Any], bool] | None = None) -> tuple[Any, World] | None:
+    """:func:`replayed_pair` of ``rec`` if its world has ``world``'s :func:`fingerprint` (and,
+    with ``same_level``, its level passes that check), else ``None``; ``None`` too inside
+    :func:`replaying_disabled` or past ``world.replay_limit``."""
     if _disabled or rec.steps > max(world.replay_limit, 0):
         return None
-    twin = replayed(rec)
-    if twin is None:
+    pair = replayed_pair(rec)
+    if pair is None:
         return None
     try:
-        same = fingerprint(twin) == fingerprint(world)
+        same = fingerprint(pair[1]) == fingerprint(world) and (
+            same_level is None or same_level(pair[0]))
     except Exception:
         return None
-    return twin if same else None
+    return pair if same else None
 
 
 def adopt(world: World, twin: World) -> None:

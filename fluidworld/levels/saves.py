@@ -22,7 +22,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from ..replay import Replay, fingerprint, records_kept, replayed_pair
+from ..replay import Replay, exact_pair, records_kept
 from ..saving import SaveError, pack, read_file, unpack, write_file
 
 if TYPE_CHECKING:
@@ -119,17 +119,11 @@ def _replayed_session(level: Any, world: Any) -> tuple[Any, Any] | None:
     plain state); else ``None``. The pair comes from one replay, so the level's references into
     its world (a joint it keeps, say) are the world's own objects."""
     rec = getattr(world, "_replay", None)
-    if rec is None or rec.steps > max(world.replay_limit, 0):
+    if rec is None:
         return None
-    pair = replayed_pair(rec)
-    if pair is None or pair[0] is None:
-        return None
-    try:
-        same = (fingerprint(pair[1]) == fingerprint(world)
-                and _level_print(pair[0]) == _level_print(level))
-    except Exception:
-        return None
-    return pair if same else None
+    plain = _level_print(level)
+    return exact_pair(world, rec,
+                      lambda lv: lv is not None and _level_print(lv) == plain)
 
 
 def _level_print(level: Any) -> str:
