@@ -12,8 +12,8 @@ Cases:
 * ``float`` -- a body of ``ratio x`` the fluid's density let down onto the pool (its lowest
   point a unit above the fill); after 8 s its submerged fraction averaged over the last 3 s
   (against the surface measured beside it). Bound: within 0.05 of ``ratio``.
-* ``sink`` -- the same with ``ratio > 1``: its lowest point after 8 s (in honey, ~22x water's
-  viscosity, 90 s: ``fidelity.buoyancy.SINK_SECONDS``). Bound: two body heights below the
+* ``sink`` -- the same with ``ratio > 1``: its lowest point after 8 s (in honey, ~11x water's
+  viscosity, 30 s: ``fidelity.buoyancy.SINK_SECONDS``). Bound: two body heights below the
   fill depth, or on the floor (within a particle spacing ``r_l`` of it: a body on one layer of
   particles lies on the floor).
 * ``rest`` -- a pool at rest (widths 200-1024, also ones that are not a whole number of

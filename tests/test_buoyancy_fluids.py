@@ -23,14 +23,14 @@ from fluidworld.world import World
 def test_archimedes_in_each_fluid(material: str, kind: str, ratio: float) -> None:
     """A body of ``ratio x`` the fluid's density dropped onto a pool of that fluid floats with
     a submerged fraction of ``ratio`` +-0.05; at 1.1x it sinks: wholly under, its bottom two
-    body heights below the surface or on the floor after 8 s, in honey after 90 s.
+    body heights below the surface or on the floor after 8 s, in honey after 30 s.
 
-    Honey is ~22x water's viscosity, so a body 0.1 heavier sinks through it at a viscous
-    speed, in proportion to its excess density (measured 2026-11-30, seeds 0-2: a ball of
-    radius 20 at ~1.8 units/s, on the floor after ~45 s; the 72 x 24 box floats like a boat
-    for its first seconds, honey flowing over its deck, under the surface by 8 s and resting
-    on a layer of honey over the floor after ~75 s). Until then the test asked honey for the
-    8 s of water and was marked xfail."""
+    Honey is ~11x water's viscosity, so a body 0.1 heavier sinks through it at a viscous
+    speed, in proportion to its excess density (measured 2026-12-01, seed 0: a ball of radius
+    20 at ~3.2 units/s, two heights under by ~15 s and on the floor by 30 s; the 72 x 24 box
+    two heights under by ~20 s). With the honey of ~22x water's viscosity before it: 45 and
+    75 s, given 90 s; before that the test asked honey for the 8 s of water and was marked
+    xfail."""
     if ratio < 1.0:
         res = B.float_fraction(kind, material, ratio, seconds=8.0, average=3.0)
         assert abs(res.fraction - ratio) <= 0.05, f"submerged fraction {res.fraction:.3f}"
@@ -202,9 +202,13 @@ def test_a_box_of_the_standard_size_raises_the_level_by_what_it_displaces() -> N
     water, seeds 0-1: the cells that hold part of its cover correct their own compression
     (``pressure_converged.correct_covered_cells``). Before, the rows next to the body held
     ~1.2x their share and the box raised the level by 0.885 / 0.875 of its submerged area over
-    the width (seeds 0-5: 0.875-1.006, mean 0.920); since, 1.008 / 1.028."""
-    ratios = [B.displacement_ratio("box", "water", seed=s, size=1.0) for s in (0, 1)]
-    assert min(ratios) >= 0.95, ratios
+    the width (seeds 0-5: 0.875-1.006, mean 0.920); since, 1.008 / 1.028. With the thinner
+    water of 2026-12-01 (``srd_alpha`` pi/4) seeds 0-5 read 0.987 / 0.912 / 0.965 / 0.958 /
+    0.946 / 0.921 (mean 0.948; water at pi/2 0.918-1.009, mean 0.971): issue 13's bound is
+    0.9."""
+    ratios = [B.displacement_ratio("box", "water", seed=s, size=1.0) for s in (0, 1, 2, 3)]
+    assert min(ratios) >= 0.9, ratios
+    assert sum(ratios) / len(ratios) >= 0.93, ratios
 
 
 def test_paper_preset_ball_dropped_by_a_wall() -> None:

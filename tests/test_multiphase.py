@@ -260,28 +260,21 @@ def test_thin_oil_and_water_layers_overturn_too():
     assert mp._on_its_side(w, "oil", "water") >= 0.9
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_honey_laid_over_water_sinks_below_it(seed):
-    # density layering alone (an inviscid honey) within 15 s; the default honey (~22x water's
-    # kinematic viscosity) overturns in a slower, viscous Rayleigh-Taylor instability: laid with
-    # its interface tilted by about a particle spacing (5 units across the tank, as a pour leaves
-    # it) it is done by 25 s (docs/architecture.md, "Multiphase"): the share of honey below the
-    # water's median
+    """Issue 13: the default honey (1.4, ~11x water's kinematic viscosity) laid flat over water
+    is below the water's median within 15 s, in a viscous Rayleigh-Taylor overturn that grows
+    from the interface's first bumps (seeds 0-12: 0.86-1.0, 11 of 13 at 0.9 or more, these three
+    0.974 / 0.932 / 0.930; docs/architecture.md, "Viscosity"). The density layering alone (an
+    inviscid honey) is done as well."""
+    assert mp.layer_fraction("water", "honey", 15.0, seed=seed, counted="honey") >= 0.9
     assert mp.layer_fraction("water", "honey", 15.0, seed=seed, materials=mp.inviscid_honey(),
                              counted="honey") >= 0.9
-    assert mp.layer_fraction("water", "honey", 25.0, seed=seed, counted="honey", tilt=5.0) >= 0.9
 
 
 def test_honey_poured_onto_water_sinks_below_it():
     # what the play window's pour does: 3 s of honey from a nozzle onto a pool of water
     assert mp.poured_fraction("honey", 10.0) >= 0.9
-
-
-@pytest.mark.xfail(strict=True, reason="the default, viscous honey laid flat has not started to "
-                   "overturn after 15 s (0.0 of it below the water's median; 40-60 s on seeds 0 "
-                   "and 1, not within 90 s on seed 2)")
-def test_viscous_honey_sinks_below_water_within_15_s():
-    assert mp.layer_fraction("water", "honey", 15.0, counted="honey") >= 0.9
 
 
 def test_layer_fraction_counts_the_named_material():

@@ -6,8 +6,8 @@ Scenes (each built from the public :class:`~fluidworld.World` API; pools 100 uni
   down onto a pool of water, oil or honey; the submerged area fraction (geometric, below the
   surface measured from the particles beside the body, time-averaged) against ``ratio``
   (Archimedes), or, for ``ratio > 1``, where the body ends: two body heights under the
-  surface or on the floor after :data:`SINK_SECONDS` (8 s; honey, ~22x water's viscosity,
-  90 s: the body sinks at a viscous speed, in proportion to its excess density as Stokes drag
+  surface or on the floor after :data:`SINK_SECONDS` (8 s; honey, ~11x water's viscosity,
+  30 s: the body sinks at a viscous speed, in proportion to its excess density as Stokes drag
   gives, see :func:`sinks` and :func:`sinking_speed`).
 * ``calm`` -- a ball or a box of density 0.5 or 0.8 set at its Archimedes draft on a settled
   pool of still water: the largest turn (degrees) and the largest drift of its centre (in units
@@ -51,11 +51,13 @@ __all__ = [
 DEPTH = 100.0
 BOX = (72.0, 24.0)
 BALL = 20.0
-#: How long a body of 1.1x the fluid's density is given to sink, by fluid. Honey is ~22x
-#: water's viscosity at this resolution (~24,000 units^2/s), so a body 0.1 heavier than it
-#: sinks at a viscous speed (:func:`sinking_speed`): a ball of radius 20 at ~1.9 units/s, on the
-#: floor of a pool 100 deep after ~45 s, a 72 x 24 box after ~75 s (water: within 8 s).
-SINK_SECONDS = {"water": 8.0, "oil": 8.0, "honey": 90.0}
+#: How long a body of 1.1x the fluid's density is given to sink, by fluid. Honey is ~11x
+#: water's viscosity at this resolution (~6,600 units^2/s), so a body 0.1 heavier than it
+#: sinks at a viscous speed (:func:`sinking_speed`): a ball of radius 20 at ~3.2 units/s, two
+#: body heights under the surface of a pool 100 deep after ~15 s and on its floor by 30 s, a
+#: 72 x 24 box two heights under by ~20 s (bottom 43.5) and at 4.3 after 45 s (water: within
+#: 8 s). Measured 2026-12-01; with the honey of ~22x water's viscosity before it, 45 and 75 s.
+SINK_SECONDS = {"water": 8.0, "oil": 8.0, "honey": 30.0}
 
 
 def pool(width: float, height: float, material: str = "water", depth: float = DEPTH,

@@ -7,14 +7,14 @@ Scenes (each built from the public :class:`~fluidworld.World` API, a 400 x 300 t
   the oil floats on top; acceptance >= 0.9).
 * ``honey over water`` -- honey (1.4) laid on top of water: fraction below the water's median
   height (theory 1, acceptance >= 0.9) after 15 s for an inviscid honey (``viscosity = 0``: the
-  density layering alone) and for the default, viscous honey (~22x water's kinematic
+  density layering alone) and for the default, viscous honey (~11x water's kinematic
   viscosity, :mod:`.viscosity`), and after 25 s for the viscous honey laid with its interface
   tilted by 5 units (``tilt``: about a particle spacing, the tank's longest mode). A viscous
-  Rayleigh-Taylor overturn grows from the interface's first bump: the tilt grew 1.5-1.8x
-  every 2 s (e-folding in ~3.7 s) until it overturned; from 5 units, 0.58-0.61 of the honey was
-  below at 15 s and 0.86-0.98 at 20 s (seeds 0, 2), 0.97-0.98 at 25 s (seeds 0, 1). Laid flat,
-  the lattice leaves it no bump to grow from (measured: done by 40-60 s on seeds 0 and 1, not
-  within 90 s on seed 2).
+  Rayleigh-Taylor overturn grows from the interface's first bumps at a rate that falls as
+  honey's viscosity rises (theory for this tank: ~0.27/s at nu 24,000, ~0.7/s at 6,600; the
+  bumps of a flat lattice grow from ~0.1-0.5 units). Laid flat, the default honey is below by
+  15 s on 11 of 13 seeds (0.86-1.0); the honey of ~22x water's viscosity before 2026-12-01 took
+  40-60 s.
 * ``honey poured`` -- honey poured from a nozzle onto water, as the play window pours it: the
   fraction below the water's median after 10 s.
 * ``two-layer tank`` -- oil laid over water at rest for 10 s: the mean speed over
@@ -33,7 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..fluid import FluidParams, Material, default_materials
+from ..fluid import WATER, FluidParams, Material, default_materials
 from ..world import World
 from . import Row
 
@@ -157,8 +157,10 @@ def contact(w: World, a: str, b: str) -> float:
     return float(share[cell[mat == ma]].mean())
 
 
-#: A material as dense as water but immiscible with it: isolates miscibility from buoyancy.
-UNMIXING = Material("unmixing", (200, 60, 160, 255), viscosity=0.05, mix_group="unmixing")
+#: A material as dense as water but immiscible with it, water in every other knob: isolates
+#: miscibility from buoyancy (and from viscosity: with SRD's rotation angle of its own, pi/2
+#: against water's pi/4, the band flowed otherwise and its contact grew past the ink's).
+UNMIXING = replace(WATER, name="unmixing", color=(200, 60, 160, 255), mix_group="unmixing")
 
 
 def band_mixing(material: str = "ink", seconds: float = 20.0, seed: int = 0) -> float:
