@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from . import advection, pressure
 from . import constraint as K
 from .params import _finite, _int_in
-from .solver import VISCOUS_MATERIAL_NU, sweeps_in_parallel
+from .solver import CONSTRAINT_VISCOSITY_SCALE, VISCOUS_MATERIAL_NU, sweeps_in_parallel
 
 if TYPE_CHECKING:
     from .system import FluidSystem
@@ -260,7 +260,7 @@ class ConstraintSolver:
         if self._cap < len(f.pos):
             self.attach(f)
         if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
-            f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
+            f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU, CONSTRAINT_VISCOSITY_SCALE)
         elif stage == "constraint_setup":
             f.cap_speeds(h)
             self._setup(h)

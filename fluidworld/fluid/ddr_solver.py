@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from . import advection, binning, ddr, pressure
 from .params import Material, _finite
-from .solver import VISCOUS_MATERIAL_NU, sweeps_in_parallel
+from .solver import DDR_VISCOSITY_SCALE, VISCOUS_MATERIAL_NU, sweeps_in_parallel
 
 if TYPE_CHECKING:
     from .system import FluidSystem
@@ -296,7 +296,7 @@ class DDRSolver:
         prm = self.params
         par = sweeps_in_parallel(n)
         if stage == "viscosity":  # the materials' own (honey), as SRD's stage of that name
-            f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU)
+            f.apply_material_viscosity(h, VISCOUS_MATERIAL_NU, DDR_VISCOSITY_SCALE)
         elif stage == "ddr_viscosity":
             ddr.viscosity_impulses(
                 self._fluid_group(n), self._grid_group(),

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from .system import FluidSystem
 
 __all__ = ["Solver", "SHARED_STAGES", "SWEEPS_PARALLEL_MIN_PARTICLES", "VISCOUS_MATERIAL_NU",
+           "DDR_VISCOSITY_SCALE", "CONSTRAINT_VISCOSITY_SCALE",
            "substep_stages", "sweeps_in_parallel", "substep_with"]
 
 #: Materials at least this viscous (units^2/s: honey) get their ``viscosity`` as momentum
@@ -55,6 +56,15 @@ __all__ = ["Solver", "SHARED_STAGES", "SWEEPS_PARALLEL_MIN_PARTICLES", "VISCOUS_
 #: are left to the solver's own viscosity, which its knobs set (with water's knob added, a 0.8
 #: ball in ddr water floated at 0.88 instead of 0.82).
 VISCOUS_MATERIAL_NU = 1_000.0
+
+#: How much of a viscous material's ``viscosity`` ``ddr`` and the constraint solver diffuse, per
+#: unit of the knob: their water's own viscosity over SRD's water's, so that honey is about as
+#: many times as viscous as water whichever solver runs it (the knob is SRD's: honey's 5,500
+#: over SRD water's ~610 px^2/s). Measured 2026-12-01 with the vortex decay of
+#: ``fidelity/viscosity.py`` at the game preset: water ~5,800 (``ddr``) and ~2,560
+#: (constraint) px^2/s against SRD's ~610.
+DDR_VISCOSITY_SCALE = 9.5
+CONSTRAINT_VISCOSITY_SCALE = 4.2
 
 #: The stages the particle store runs for every solver, before the solver's own.
 SHARED_STAGES = ("external_forces", "bin")

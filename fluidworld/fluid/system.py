@@ -494,13 +494,18 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
                 (self.params.a0, sx, sy, self.nx + 1, self.ny + 1), h, viscosity.MAX_SWEEPS,
                 (self._srd_m, self._srd_p), self._cell_of, self._visc_cells)
 
-    def apply_material_viscosity(self, h: float, min_nu: float = 0.0) -> None:
+    def apply_material_viscosity(self, h: float, min_nu: float = 0.0,
+                                 scale: float = 1.0) -> None:
         """Each material's ``viscosity`` for a solver without SRD's collision (``ddr``,
         ``constraint``): the momentum diffusion of :meth:`apply_viscosity` on a grid shifted by
         a fresh random vector, with the cells' masses and velocities summed here. Materials
-        below ``min_nu`` are left to the solver's own viscosity. Nothing (and no random number
-        drawn) when no particle is that viscous."""
+        below ``min_nu`` are left to the solver's own viscosity; the others diffuse with
+        ``scale`` times their ``viscosity`` (the solver's water over SRD's water, so that a
+        material keeps its ratio to water: :data:`~.solver.VISCOUS_MATERIAL_NU`). Nothing (and
+        no random number drawn) when no particle is that viscous."""
         nu = self._nu if min_nu <= 0.0 else np.where(self._nu >= min_nu, self._nu, 0.0)
+        if scale != 1.0:
+            nu = nu * scale
         if self.count == 0 or not viscosity.any_viscous(self.mat, self.count, nu):
             return
         p = self.params
