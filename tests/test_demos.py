@@ -95,7 +95,7 @@ def test_floating_crates_light_bodies_float_and_the_anvil_sinks() -> None:
 
 def test_the_puzzle_is_won_with_a_good_aim_and_not_with_the_start_aim() -> None:
     results = {}
-    for aim in (None, 75.0):
+    for aim in (None, 30.0):  # an arc into the bucket (demos/fill_the_bucket.py: 20-35 win)
         s = LevelSession("fill_the_bucket")
         level: Any = s.level
         if aim is not None:
@@ -109,7 +109,7 @@ def test_the_puzzle_is_won_with_a_good_aim_and_not_with_the_start_aim() -> None:
         results[aim] = level.won
         if aim is not None:
             assert any("win" in m.text for m in level.messages if m.big)
-    assert results == {None: False, 75.0: True}
+    assert results == {None: False, 30.0: True}
 
 
 @pytest.mark.parametrize("name", DEMOS)
