@@ -5,11 +5,14 @@ The scenes are those of :mod:`fluidworld.fidelity.multiphase` (game preset, 400 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from fluidworld import World
 from fluidworld.fidelity import multiphase as mp
+from fluidworld.fidelity import rayleigh_taylor as rt
 from fluidworld.fluid import (
     HONEY,
     INK,
@@ -270,6 +273,36 @@ def test_honey_laid_over_water_sinks_below_it(seed):
     assert mp.layer_fraction("water", "honey", 15.0, seed=seed, counted="honey") >= 0.9
     assert mp.layer_fraction("water", "honey", 15.0, seed=seed, materials=mp.inviscid_honey(),
                              counted="honey") >= 0.9
+
+
+def test_viscous_rayleigh_taylor_theory():
+    """The normal-mode theory of fidelity.rayleigh_taylor: no growth with the light layer on
+    top, slower growth the more viscous the heavy layer, and the rate the tilted interface of
+    the honey of ~22x water's viscosity was measured to grow at before 2026-12-01 (e-folding in
+    ~3.7 s, docs/architecture.md)."""
+    k = math.pi / mp.WIDTH
+    assert rt.growth_theory(k, (100.0, 1.4, 600.0), (100.0, 1.0, 600.0)) == 0.0
+    rates = [rt.growth_theory(k, (100.0, 1.0, 610.0), (100.0, 1.4, nu))
+             for nu in (24_000.0, 12_000.0, 6_600.0)]
+    assert rates[0] < rates[1] < rates[2]
+    assert 1.0 / rates[0] == pytest.approx(3.7, abs=0.3)
+    # nearly inviscid: the two-layer formula sigma^2 = g k (rho2 - rho1) / (rho1 coth k h1 +
+    # rho2 coth k h2) (the free surface over the upper layer changes it by ~1 %)
+    coth = 1.0 / math.tanh(k * 100.0)
+    inviscid = math.sqrt(900.0 * k * 0.4 / ((1.0 + 1.4) * coth))
+    assert rt.growth_theory(k, (100.0, 1.0, 5.0), (100.0, 1.4, 5.0)) == pytest.approx(
+        inviscid, rel=0.03)
+
+
+def test_honey_overturns_at_the_viscous_rayleigh_taylor_rate():
+    """Honey laid over water with its interface tilted by 5 units along the tank's longest
+    mode: the mode grows at the rate the linear theory gives for the two layers' measured
+    viscosities (measured 0.571/s against 0.530/s, seeds 0-1)."""
+    from fluidworld.fidelity.viscosity import vortex_viscosity
+
+    theory = rt.growth_theory(math.pi / mp.WIDTH, (100.0, 1.0, vortex_viscosity("water")),
+                              (100.0, 1.4, vortex_viscosity("honey")))
+    assert rt.growth_measured(seed=0) / theory == pytest.approx(1.0, abs=0.25)
 
 
 def test_honey_poured_onto_water_sinks_below_it():

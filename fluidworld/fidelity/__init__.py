@@ -8,6 +8,8 @@ Modules (each exposes ``rows(quick: bool) -> list[Row]``):
 
 * :mod:`.multiphase` -- layering by density (oil over water, honey under it), a two-layer tank at
   rest, immiscible interfaces.
+* :mod:`.rayleigh_taylor` -- how fast honey laid over water overturns, against the linear
+  theory of two viscous layers.
 * :mod:`.viscosity` -- each material's measured kinematic viscosity, honey/water spreading.
 * :mod:`.buoyancy` -- Archimedes in each fluid, displacement, calm water.
 * :mod:`.stability` -- the angle a square log floats at; how still a pool at rest stays.
@@ -23,7 +25,9 @@ from dataclasses import dataclass
 __all__ = ["Row", "MODULES", "collect"]
 
 #: The measurement modules, in the order the table prints them.
-MODULES = ("multiphase", "viscosity", "buoyancy", "stability", "tension", "walls")
+MODULES = (
+    "multiphase", "rayleigh_taylor", "viscosity", "buoyancy", "stability", "tension", "walls",
+)
 
 
 @dataclass(frozen=True)
