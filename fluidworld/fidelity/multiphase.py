@@ -11,10 +11,10 @@ Scenes (each built from the public :class:`~fluidworld.World` API, a 400 x 300 t
   viscosity, :mod:`.viscosity`), and after 25 s for the viscous honey laid with its interface
   tilted by 5 units (``tilt``: about a particle spacing, the tank's longest mode). A viscous
   Rayleigh-Taylor overturn grows from the interface's first bumps at a rate that falls as
-  honey's viscosity rises (theory for this tank: ~0.27/s at nu 24,000, ~0.7/s at 6,600; the
-  bumps of a flat lattice grow from ~0.1-0.5 units). Laid flat, the default honey is below by
-  15 s on 11 of 13 seeds (0.86-1.0); the honey of ~22x water's viscosity before 2026-12-01 took
-  40-60 s.
+  honey's viscosity rises (:mod:`.rayleigh_taylor`, this tank's fastest mode: ~0.28/s at nu
+  24,000, ~0.69/s at 6,640; the bumps of a flat lattice grow from ~0.1-0.5 units). Laid flat,
+  the default honey is below by 15 s on 11 of 13 seeds (0.86-1.0); the honey of ~22x water's
+  viscosity before 2026-12-01 took 40-60 s.
 * ``honey poured`` -- honey poured from a nozzle onto water, as the play window pours it: the
   fraction below the water's median after 10 s.
 * ``two-layer tank`` -- oil laid over water at rest for 10 s: the mean speed over

@@ -234,7 +234,7 @@ WATER_DAMPING = 0.3
 #: pi/4, 536 at pi/5, 495 at pi/6; ~434 + 622 (1 - cos alpha)). Since 2026-12-01 pi/4 (it was
 #: pi/2): issue 13 asks honey >= 10x water's viscosity *and* a flat honey layer laid on water
 #: under it within 15 s, and the viscous Rayleigh-Taylor overturn is as slow as honey is viscous
-#: (growth ~0.27/s at honey's nu 24,000, ~0.7/s at 6,600, as theory gives for this tank), so
+#: (the test tank's fastest mode ~0.28/s at honey's nu 24,000, ~0.69/s at 6,640: its theory), so
 #: thinner water is what lets honey be 10x it and still overturn. Thinner water turns small
 #: floating balls a little more in calm water (radius 20, 18 places and densities: largest 25
 #: degrees in 10 s at pi/4, 38 at pi/5, 36 at pi/6, ~10 at pi/2); docs/architecture.md,
