@@ -17,7 +17,8 @@ Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sor
    part as velocity (``correction_velocity``, the bodies getting the reaction of that part).
    With both, pools of 60-300 deep rest under 1 % of ``sqrt(g d)`` (1.0-1.7 % and a 300-deep
    slosh without);
-3. ``advect``           -- positions from the velocities, the domain box, the cell deposit.
+3. ``advect``           -- the walls' hold on viscous materials (:mod:`.wall_shear`), then
+   positions from the velocities, the domain box, the cell deposit.
 
 Why a warm start: a sweep carries a push about one radius down a column, so a deep pool
 would need hundreds of sweeps from zero to hold its weight; the rigid-body answer is to start
@@ -267,6 +268,8 @@ class ConstraintSolver:
         elif stage == "constraint_solve":
             self._solve(h)
         elif stage == "advect":
+            # the walls' hold on viscous materials, after the solve's pressure
+            f.shear_walls(h, VISCOUS_MATERIAL_NU, CONSTRAINT_VISCOSITY_SCALE)
             self._finish(h)
         else:
             raise ValueError(f"stage must be one of {self.stages}, got {stage!r}")

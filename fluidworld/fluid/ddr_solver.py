@@ -8,7 +8,8 @@ Per substep, after the shared ``external_forces`` (gravity) and ``bin`` (the sor
 2. ``ddr_predict``   -- remember the positions, move by ``v h``;
 3. ``ddr_relax``     -- double density relaxation of the positions (pressure, near pressure;
                         solids push, their momentum recorded for the coupling);
-4. ``advect``        -- velocities from the positions' change, the domain box, the cell deposit.
+4. ``advect``        -- velocities from the positions' change, the domain box, the cell deposit;
+                        then the walls' hold on viscous materials (:mod:`.wall_shear`).
 
 What it gives that SRD does not: surface tension (the density term pulls a sparse surface in, so
 a blob without gravity rounds up) and stringy, blobby fluids by its knobs (:class:`DDRParams`).
@@ -325,6 +326,8 @@ class DDRSolver:
                 lambda: self._predicted_grid(n))
         elif stage == "advect":
             self._finish(h)
+            # the walls' hold on viscous materials, on the velocities the moves gave
+            f.shear_walls(h, VISCOUS_MATERIAL_NU, DDR_VISCOSITY_SCALE)
         else:
             raise ValueError(f"stage must be one of {self.stages}, got {stage!r}")
 

@@ -3,7 +3,8 @@
 
 The kernels stay where they were (``repulsion``, ``collision``, ``viscosity``, ``pressure``,
 ``advection``) and so does their state (the fluid's grids); this adapter only names the stages
-and dispatches them, so SRD loses no speed and keeps its bit-exact results.
+and dispatches them, so SRD loses no speed and keeps its bit-exact results. ``advect`` starts
+with the walls' hold on viscous materials (:mod:`.wall_shear`), after the pressure.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class SRDSolver:
             f.solve_pressure(h)
         elif stage == "advect":
             f.push_springs(h)  # a jelly's springs, as velocities (none in a liquid)
+            f.shear_walls(h)  # the walls' hold on viscous materials, after the pressure
             f.advect(h)
         else:
             raise ValueError(f"stage must be one of {SRD_STAGES}, got {stage!r}")

@@ -38,6 +38,7 @@ from . import (
     pressure_stage,
     repulsion,
     viscosity,
+    wall_shear,
 )
 from .grids import GridStore
 from .params import FluidParams, Material, default_materials, wall_contact
@@ -523,6 +524,26 @@ class FluidSystem(ParticleStore, SolidStore, GridStore):
         diffuse((self.pos, self.vel, self.mat, self.count), (self._mass, nu, self._group),
                 (p.a0, sx, sy, ncx, ncy), h, viscosity.MAX_SWEEPS, (self._srd_m, self._srd_p),
                 self._visc_of, self._visc_cells)
+
+    def shear_walls(self, h: float, min_nu: float = 0.0, scale: float = 1.0) -> None:
+        """The walls' no-slip stress on the particles of materials with ``viscosity``
+        (:mod:`.wall_shear`; ``min_nu`` and ``scale`` as in :meth:`apply_material_viscosity`),
+        when ``params.viscous_walls`` is on. The solvers run it once a substep after their
+        pressure, on the velocities the particles move by: before it, the wall took the row's
+        gravity kick that the pressure was about to meet, and a honey tank at rest jiggled at
+        twice its speed."""
+        if not getattr(self.params, "viscous_walls", False) or len(self.solid_pos) == 0:
+            return
+        nu = self._nu if min_nu <= 0.0 else np.where(self._nu >= min_nu, self._nu, 0.0)
+        if scale != 1.0:
+            nu = nu * scale
+        if self.count == 0 or not viscosity.any_viscous(self.mat, self.count, nu):
+            return
+        wall_shear.shear_at_walls(
+            (self.pos, self.vel, self.mat, self.count), nu,
+            (self.solid_pos, self.solid_vel, self.solid_wet, self._s_start, self._s_order),
+            (self.nb_nx, self.nb_ny, 1.0 / self.nb_h),
+            (wall_shear.REACH * self.r_l, wall_shear.wall_rate(h, self.r_l)), self.parallel)
 
     def solve_pressure(self, h: float) -> None:
         """Eq. 7-10: the velocity correction from the cell pressure (the driver:

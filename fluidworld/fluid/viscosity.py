@@ -16,7 +16,7 @@ cells of the SRD collision's randomly shifted grid (``a0`` cells, so the grid le
    cells happen to hold, and a splash cell moves the bulk by its own small mass only) and
    ``nu_f`` the harmonic mean of the two cells' ``nu`` (stresses in series: honey slides over
    water, the interface takes the thinner fluid's viscosity); empty cells and the walls take no
-   stress (free slip);
+   stress here (the walls' no-slip hold on viscous materials is :mod:`.wall_shear`'s);
 3. relax: the pair ``c, d`` obeys ``dw/dt = -K (1/M_c + 1/M_d) w = -2 nu_f / a0^2 w`` for its
    velocity difference ``w``; a relaxation over ``tau`` removes the fraction
    ``kappa = x = 2 tau nu_f / a0^2`` of ``w`` by an equal and opposite impulse (a row of cells
@@ -35,8 +35,8 @@ Why this form: every face impulse is equal and opposite, so momentum is conserve
 whatever the number of sweeps, and every impulse shrinks a velocity difference by a factor in
 ``[0, 1]``, so kinetic energy never grows: the stage is unconditionally stable (a stiff honey at
 a large ``h`` gets at most ``max_sweeps`` sweeps and then less viscosity than asked, never
-blows up) and a fluid at rest stays at rest. Walls are free slip (the SRD fluid
-slides along them too).
+blows up) and a fluid at rest stays at rest. The walls hold a viscous material by
+:mod:`.wall_shear`, in the solvers' ``advect`` stage (water and oil slide along them).
 
 The kernels take grouped arguments (tuples, unpacked on their first lines; ``fluid`` and
 ``grid`` as in :mod:`.collision`):
