@@ -50,6 +50,8 @@ import math
 
 from numba import njit, prange
 
+from .ddr import _cell  # a coordinate's cell, clamped to the grid
+
 __all__ = ["CHUNK", "REACH", "shear_at_walls", "wall_rate"]
 
 #: Particles per parallel work item.
@@ -65,11 +67,6 @@ def wall_rate(h: float, r_l: float) -> float:
     the fill lattice's row spacing ``r_L sqrt 3 / 2``."""
     delta = r_l * math.sqrt(3.0) / 2.0
     return 2.0 * h / (delta * delta)
-
-
-@njit(cache=True, inline="always")
-def _cell(x, inv, n):
-    return min(max(int(x * inv), 0), n - 1)
 
 
 @njit(cache=True)
